@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The QEMU ARM workbench: build, boot, test and benchmark the series."""

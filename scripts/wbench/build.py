@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernel configs (kconfig fragments) and incremental out-of-tree builds.
+
+A buildable config is scripts/configs/NAME.config.  Its header line
+
+    # workbench: tree=base|patched fragments=a,b
+
+says which source tree it builds (the unpatched base, or the base with
+the series applied) and which scripts/configs/*.fragment files come
+before its own lines.  The result is tinyconfig plus those fragments,
+built with O=.cache/build/NAME, the ARM cross compiler and ccache.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List
+
+from . import arch
+from .base import base_tree
+from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
+                     need_commands, run, write_if_changed)
+from .prepare import prepare_kernel
+
+CONFIG_DIR = SCRIPTS / "configs"
+
+
+@dataclass
+class KernelConfig:
+    name: str
+    tree: str
+    fragments: List[Path]
+
+    @classmethod
+    def load(cls, name: str) -> "KernelConfig":
+        path = CONFIG_DIR / f"{name}.config"
+        if not path.is_file():
+            known = ", ".join(sorted(p.stem for p in
+                                     CONFIG_DIR.glob("*.config")))
+            raise WorkbenchError(f"unknown config '{name}' (known: {known})")
+        m = re.search(r"^# workbench: tree=(\w+) fragments=([\w,-]*)",
+                      path.read_text(), re.M)
+        if not m or m.group(1) not in ("base", "patched"):
+            raise WorkbenchError(f"{path}: needs a line '# workbench: "
+                                 "tree=base|patched fragments=a,b'")
+        frags = [CONFIG_DIR / f"{f}.fragment" for f in m.group(2).split(",")
+                 if f]
+        for frag in frags:
+            if not frag.is_file():
+                raise WorkbenchError(f"{path}: no fragment {frag.name}")
+        return cls(name, m.group(1), frags + [path])
+
+    @property
+    def build_dir(self) -> Path:
+        return cache_dir() / "build" / self.name
+
+    @property
+    def image(self) -> Path:
+        return self.build_dir / arch.KERNEL_IMAGE
+
+    @property
+    def modules_dir(self) -> Path:
+        """Where modules_install puts lib/modules/<release>/."""
+        return self.build_dir / "modules-install"
+
+    def wanted_options(self) -> Dict[str, str]:
+        wanted: Dict[str, str] = {}
+        for frag in self.fragments:
+            for line in frag.read_text().splitlines():
+                m = re.match(r"^(CONFIG_\w+)=(.*)$", line)
+                if m:
+                    wanted[m.group(1)] = m.group(2)
+        return wanted
+
+
+def patched_tree() -> Path:
+    """The base copied once, with the series applied (kept up to date)."""
+    base = base_tree()
+    tree = cache_dir() / "src" / "linux-patched"
+    stamp = tree / ".wb-base"
+    if not stamp.exists() or stamp.read_text() != str(base):
+        log(f"copying the base to {tree}")
+        tree.parent.mkdir(parents=True, exist_ok=True)
+        run(["rsync", "-a", "--delete", "--exclude=/.git", f"{base}/",
+             f"{tree}/"], what="copying the base tree")
+        stamp.write_text(str(base))
+    prepare_kernel(tree)
+    return tree
+
+
+def source_tree(config: KernelConfig) -> Path:
+    return base_tree() if config.tree == "base" else patched_tree()
+
+
+def make_args(config: KernelConfig, src: Path) -> List[str]:
+    jobs = os.cpu_count() or 2
+    cc = arch.CROSS_COMPILE + "gcc"
+    if shutil.which("ccache"):
+        cc = "ccache " + cc
+    return ["make", "-C", str(src), f"O={config.build_dir}", f"ARCH={arch.ARCH}",
+            f"CROSS_COMPILE={arch.CROSS_COMPILE}", f"CC={cc}", f"-j{jobs}"]
+
+
+def configure(config: KernelConfig, src: Path) -> None:
+    """(Re)generate .config when the fragments or the tree changed."""
+    stamp = config.build_dir / ".wb-config"
+    key = digest([str(src)] + list(config.fragments))
+    dotconfig = config.build_dir / ".config"
+    if dotconfig.exists() and stamp.exists() and stamp.read_text() == key:
+        return
+    config.build_dir.mkdir(parents=True, exist_ok=True)
+    make = make_args(config, src)
+    run(make + ["tinyconfig"], what="make tinyconfig")
+    run([src / "scripts/kconfig/merge_config.sh", "-m", "-O",
+         config.build_dir, dotconfig] + list(config.fragments),
+        env={"ARCH": arch.ARCH, "CROSS_COMPILE": arch.CROSS_COMPILE},
+        capture=True, what="merge_config.sh")
+    run(make + ["olddefconfig"], what="make olddefconfig")
+    got: Dict[str, str] = {}
+    for line in dotconfig.read_text().splitlines():
+        m = re.match(r"^(CONFIG_\w+)=(.*)$", line)
+        if m:
+            got[m.group(1)] = m.group(2)
+        m = re.match(r"^# (CONFIG_\w+) is not set", line)
+        if m:
+            got[m.group(1)] = "n"
+    wrong = [f"{opt}={val} (got {got.get(opt, 'n')})"
+             for opt, val in config.wanted_options().items()
+             if got.get(opt, "n") != val]
+    if wrong:
+        raise WorkbenchError(f"config {config.name}: options the fragments "
+                             "ask for did not stick (a missing dependency?):\n  "
+                             + "\n  ".join(wrong))
+    write_if_changed(stamp, key)
+
+
+def build(name: str) -> KernelConfig:
+    """Build a config's kernel image and modules, incrementally."""
+    need_commands(arch.HOST_TOOLS)
+    config = KernelConfig.load(name)
+    src = source_tree(config)
+    configure(config, src)
+    make = make_args(config, src)
+    run(make + [arch.KERNEL_TARGET, "modules"], what=f"building {name}")
+    mods = config.modules_dir
+    if mods.exists():
+        shutil.rmtree(mods)
+    run(make + ["modules_install", f"INSTALL_MOD_PATH={mods}",
+                "INSTALL_MOD_STRIP=1"], capture=True,
+        what="make modules_install")
+    log(f"built {config.image}")
+    return config
+
+
+def kernel_release(config: KernelConfig) -> str:
+    path = config.build_dir / "include/config/kernel.release"
+    return path.read_text().strip()

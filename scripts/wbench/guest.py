@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Boot a built kernel under QEMU and run one job in it.
+
+The guest is busybox in an initramfs with scripts/guest/init as /init.
+The job and its files go in on one virtio disk (a tar file), and what the
+job writes under /out comes back on another (a tar file too), byte-exact
+whatever its size.  The console is echoed, copied to a log file and
+watched: a kernel panic, an oops, a hang past the timeout or a missing
+exit line ends the run as a failure with the last console lines shown.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import queue
+import re
+import secrets
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Callable, Dict, List, Optional
+
+from . import arch
+from .base import base_tree
+from .build import KernelConfig
+from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log, run,
+                     write_if_changed)
+
+GUEST_FAILURE = 125  # exit status of `workbench run` when the guest fails
+OOPS_RE = re.compile(r"Internal error: Oops|Unable to handle kernel|"
+                     r"BUG: |WARNING: CPU: |kernel BUG at|"
+                     r"Kernel panic - not syncing")
+
+
+def busybox() -> Path:
+    """Debian's static armhf busybox, unpacked from its package once."""
+    dest = cache_dir() / "guest" / "busybox"
+    if dest.exists():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="wb-busybox.") as tmp:
+        proc = run(["apt-get", "download", arch.BUSYBOX_PACKAGE],
+                   cwd=Path(tmp), capture=True, check=False)
+        debs = list(Path(tmp).glob("busybox-static_*_armhf.deb"))
+        if proc.returncode != 0 or not debs:
+            raise WorkbenchError(
+                f"cannot download {arch.BUSYBOX_PACKAGE}: {proc.stdout.strip()}"
+                "\n  run scripts/install-deps (it adds the armhf architecture)")
+        run(["dpkg-deb", "-x", debs[0], Path(tmp) / "root"],
+            what="unpacking busybox")
+        shutil.copy2(Path(tmp) / "root/bin/busybox", dest)
+    return dest
+
+
+def initramfs() -> Path:
+    """The guest's initramfs: busybox and /init, packed without root."""
+    gdir = cache_dir() / "guest"
+    cpio = gdir / "initramfs.cpio"
+    init = SCRIPTS / "guest" / "init"
+    bb = busybox()
+    key = digest([init, bb])
+    stamp = gdir / "initramfs.key"
+    if cpio.exists() and stamp.exists() and stamp.read_text() == key:
+        return cpio
+    gen = gdir / "gen_init_cpio"
+    if not gen.exists():
+        run(["cc", "-O2", "-o", gen, base_tree() / "usr" / "gen_init_cpio.c"],
+            what="building gen_init_cpio")
+    dirs = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/dev", "/proc",
+            "/sys", "/tmp", "/root", "/etc", "/mnt", "/in", "/out", "/lib"]
+    spec = [f"dir {d} 0755 0 0" for d in dirs]
+    spec += ["nod /dev/console 0600 0 0 c 5 1",
+             f"file /bin/busybox {bb} 0755 0 0",
+             "slink /bin/sh busybox 0777 0 0",
+             f"file /init {init} 0755 0 0"]
+    listing = gdir / "initramfs.list"
+    listing.write_text("\n".join(spec) + "\n")
+    with open(cpio.with_suffix(".tmp"), "wb") as out:
+        log(f"$ {gen} {listing} > {cpio}")
+        subprocess.run([str(gen), str(listing)], stdout=out, check=True)
+    cpio.with_suffix(".tmp").replace(cpio)
+    write_if_changed(stamp, key)
+    return cpio
+
+
+@dataclass
+class GuestResult:
+    status: Optional[int]  # the job's exit status, None without a clean exit
+    failure: str           # why the run failed, "" if the guest exited cleanly
+    log: Path
+    oopses: List[str] = field(default_factory=list)
+    tail: List[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failure and self.status == 0
+
+    def exit_code(self) -> int:
+        if self.failure or self.status is None:
+            return GUEST_FAILURE
+        return self.status
+
+    def report(self) -> None:
+        """On failure, say why and show the last console lines."""
+        if not self.failure and not self.oopses:
+            return
+        log("")
+        if self.failure:
+            log(f"guest failure: {self.failure}")
+        for oops in self.oopses[:5]:
+            log(f"kernel reported: {oops}")
+        log(f"last console lines (whole log: {self.log}):")
+        for line in self.tail:
+            log(f"  | {line}")
+
+
+# Called with each console line; may return a reason to stop the guest.
+LineHook = Callable[[str], Optional[str]]
+# Called about once a second; may return a reason to stop the guest.
+TickHook = Callable[[], Optional[str]]
+
+
+def _input_tar(path: Path, job: str, token: str, config: KernelConfig,
+               files: Dict[str, Path]) -> None:
+    with tarfile.open(path, "w", format=tarfile.GNU_FORMAT) as tar:
+        def add_bytes(name: str, data: bytes, mode: int = 0o644) -> None:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = mode
+            info.mtime = int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+        add_bytes("job", job.encode(), 0o755)
+        add_bytes(".token", token.encode())
+        mods = config.modules_dir / "lib" / "modules"
+        if mods.is_dir():
+            tar.add(mods, arcname="lib/modules")
+        for dest, src in files.items():
+            tar.add(src, arcname=dest)
+    # A block device must be a whole number of sectors.
+    size = path.stat().st_size
+    with open(path, "ab") as f:
+        f.truncate(size + (-size) % 512)
+
+
+def _extract(image: Path, out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    root = out_dir.resolve()
+    try:
+        with tarfile.open(image, "r:") as tar:
+            for member in tar:
+                target = (root / member.name).resolve()
+                if target != root and root not in target.parents:
+                    raise WorkbenchError(f"guest output: unsafe path "
+                                         f"{member.name!r}")
+                if member.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                elif member.isfile():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    src = tar.extractfile(member)
+                    assert src is not None
+                    with open(target, "wb") as dst:
+                        shutil.copyfileobj(src, dst, 1 << 20)
+                    os.chmod(target, member.mode & 0o777)
+                elif member.issym():
+                    if target.is_symlink() or target.exists():
+                        target.unlink()
+                    target.symlink_to(member.linkname)
+    except tarfile.TarError as exc:
+        raise WorkbenchError(f"guest output disk is not a tar file ({exc}); "
+                             "was /out larger than --out-size?") from exc
+
+
+def _reader(stream: IO[bytes], lines: "queue.Queue[Optional[str]]") -> None:
+    for raw in stream:
+        lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+    lines.put(None)
+
+
+def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
+         = None, out_dir: Optional[Path] = None, smp: int = 2,
+         icount: bool = False, append: str = "", timeout: float = 600,
+         out_size_mb: int = 2048, echo: bool = True,
+         on_line: Optional[LineHook] = None,
+         on_tick: Optional[TickHook] = None,
+         log_path: Optional[Path] = None) -> GuestResult:
+    """Boot config's kernel, run the shell script text job, collect /out."""
+    image = config.image
+    if not image.exists():
+        raise WorkbenchError(f"{image} is missing: build {config.name} first")
+    if icount and smp != 1:
+        # QEMU 7.2 stops making progress at the end of boot with -icount
+        # and more than one vCPU.
+        raise WorkbenchError("--icount needs --smp 1 with this QEMU")
+    cpio = initramfs()
+    token = secrets.token_hex(8)
+    logs = cache_dir() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    if log_path is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        log_path = logs / f"{config.name}-{stamp}-{token[:4]}.log"
+    with tempfile.TemporaryDirectory(prefix="wb-guest.",
+                                     dir=cache_dir()) as tmpdir:
+        tmp = Path(tmpdir)
+        in_tar, out_img = tmp / "in.tar", tmp / "out.img"
+        _input_tar(in_tar, job, token, config, files or {})
+        with open(out_img, "wb") as f:
+            f.truncate(out_size_mb << 20)
+        cmdline = f"console={arch.CONSOLE} panic=-1 rdinit=/init {append}"
+        cmd = [arch.QEMU] + arch.QEMU_MACHINE + [
+            "-smp", str(smp), "-m", str(arch.QEMU_MEMORY_MB),
+            "-kernel", str(image), "-initrd", str(cpio),
+            "-append", cmdline.strip(),
+            "-display", "none", "-monitor", "none", "-serial", "stdio",
+            "-no-reboot",
+            "-drive", f"if=none,format=raw,file={in_tar},id=wbin,readonly=on",
+            "-device", "virtio-blk-device,drive=wbin,serial=wb-in",
+            "-drive", f"if=none,format=raw,file={out_img},id=wbout",
+            "-device", "virtio-blk-device,drive=wbout,serial=wb-out"]
+        if icount:
+            cmd += ["-icount", "shift=0,sleep=off"]
+        result = _watch(cmd, token, log_path, timeout, echo, on_line, on_tick)
+        if result.status is not None and out_dir is not None:
+            _extract(out_img, out_dir)
+    return result
+
+
+def _watch(cmd: List[str], token: str, log_path: Path, timeout: float,
+           echo: bool, on_line: Optional[LineHook],
+           on_tick: Optional[TickHook]) -> GuestResult:
+    log("$ " + " ".join(cmd))
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines),
+                     daemon=True).start()
+    result = GuestResult(None, "", log_path)
+    exit_re = re.compile(rf"wb-exit {token} (\d+)")
+    deadline = time.monotonic() + timeout
+    last_tick = 0.0
+    with open(log_path, "w") as console:
+        while True:
+            try:
+                line = lines.get(timeout=1.0)
+            except queue.Empty:
+                line = ""
+            else:
+                if line is None:
+                    break
+                console.write(line + "\n")
+                console.flush()
+                if echo:
+                    print(line, flush=True)
+                result.tail = (result.tail + [line])[-30:]
+                m = exit_re.search(line)
+                if m:
+                    result.status = int(m.group(1))
+                if "wb-guest-error:" in line:
+                    result.failure = line.split("wb-guest-error:", 1)[1].strip()
+                if OOPS_RE.search(line):
+                    result.oopses.append(line.strip())
+                    if "Kernel panic" in line:
+                        result.failure = "kernel panic: " + line.strip()
+                if on_line is not None:
+                    reason = on_line(line)
+                    if reason:
+                        result.failure = reason
+                        break
+            now = time.monotonic()
+            if now > deadline:
+                result.failure = f"no exit within the {timeout:.0f} s timeout"
+                break
+            if on_tick is not None and now - last_tick >= 1.0:
+                last_tick = now
+                reason = on_tick()
+                if reason:
+                    result.failure = reason
+                    break
+    if proc.poll() is None:
+        # A clean guest powers itself off; give it a moment, then stop it.
+        try:
+            proc.wait(timeout=0 if result.failure else 30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if not result.failure and result.status is None:
+        result.failure = ("the guest stopped without reporting an exit status"
+                          f" (QEMU exit {proc.returncode})")
+    if result.failure:
+        result.status = None
+    return result
+

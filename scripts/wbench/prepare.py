@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The apply step: put this project into a kernel tree.
+
+It installs the new files at their in-tree paths (symbolic links by
+default, copies on request) and applies patches/series.  What it did is
+recorded in the tree (.wb-prepared/), so that running it again changes
+nothing, and a changed series is brought in by reverting only the
+patches that changed and applying their new versions.  Every change is
+first tried on a scratch copy of the files it touches; a patch that does
+not apply is named with its failing file and hunk, and the tree is left
+as it was.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from .base import check_version
+from .common import REPO, WorkbenchError, log
+from .series import Patch, read_series, touched_files
+
+STATE_DIR = ".wb-prepared"
+
+
+@dataclass
+class State:
+    """What an earlier run installed into a tree."""
+    applied: List[Tuple[str, str]] = field(default_factory=list)  # name, text
+    files: Dict[str, str] = field(default_factory=dict)  # path -> link|copy
+
+    @classmethod
+    def load(cls, tree: Path) -> "State":
+        path = tree / STATE_DIR / "state.json"
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text())
+        applied = [(name, (tree / STATE_DIR / "patches" / name).read_text())
+                   for name in data["applied"]]
+        return cls(applied, dict(data["files"]))
+
+    def save(self, tree: Path) -> None:
+        sdir = tree / STATE_DIR
+        pdir = sdir / "patches"
+        pdir.mkdir(parents=True, exist_ok=True)
+        names = [name for name, _ in self.applied]
+        for name, text in self.applied:
+            (pdir / name).write_text(text)
+        for old in pdir.iterdir():
+            if old.name not in names:
+                old.unlink()
+        tmp = sdir / "state.json.tmp"
+        tmp.write_text(json.dumps({"applied": names, "files": self.files},
+                                  indent=1, sort_keys=True) + "\n")
+        tmp.replace(sdir / "state.json")
+
+
+def _patch(tree: Path, name: str, text: str, reverse: bool = False) -> None:
+    """Apply (or revert) one patch with patch(1), strictly: no fuzz."""
+    if not touched_files(text):
+        return
+    cmd = ["patch", "-p1", "--fuzz=0", "--no-backup-if-mismatch", "-r", "-",
+           "-N", "-d", str(tree)]
+    if reverse:
+        cmd.insert(1, "-R")
+    proc = subprocess.run(cmd, input=text, text=True, capture_output=True)
+    if proc.returncode == 0:
+        return
+    out = proc.stdout + proc.stderr
+    failures: List[str] = []
+    current = "?"
+    for line in out.splitlines():
+        m = re.match(r"^(?:patching|checking) file (\S+)", line)
+        if m:
+            current = m.group(1)
+        elif "FAILED" in line or "can't find file" in line or \
+                "previously applied" in line or "No such file" in line:
+            failures.append(f"{current}: {line.strip()}")
+    action = "revert" if reverse else "apply"
+    detail = "\n  ".join(failures or out.strip().splitlines()[-8:])
+    hint = ("the tree was changed by hand since it was prepared"
+            if reverse else "refresh the patch against the base")
+    raise WorkbenchError(f"patches/{name} does not {action} cleanly:\n  "
+                         f"{detail}\n  ({hint})")
+
+
+class Preparer:
+    def __init__(self, tree: Path, copy: bool = False) -> None:
+        self.tree = tree.resolve()
+        self.copy = copy
+        self.version = check_version(self.tree)
+        self.series = read_series()
+        self.state = State.load(self.tree)
+
+    def plan(self, from_base: bool = False) -> Tuple[List[Tuple[str, str]],
+                                                      List[Patch]]:
+        """Patches to revert (newest first) and to apply, in order."""
+        keep = 0
+        if not from_base:
+            for (name, text), patch in zip(self.state.applied, self.series):
+                if name != patch.name or text != patch.text():
+                    break
+                keep += 1
+        return list(reversed(self.state.applied[keep:])), self.series[keep:]
+
+    def simulate(self, scratch: Path, from_base: bool = False) -> Path:
+        """Run the plan on copies of the touched files under scratch.
+
+        Returns the directory holding the files as they were before the
+        plan and leaves the result in scratch/b.
+        """
+        revert, apply = self.plan(from_base)
+        touched = sorted({f for _, text in revert for f in touched_files(text)} |
+                         {f for p in apply for f in touched_files(p.text())})
+        before, after = scratch / "a", scratch / "b"
+        for rel in touched:
+            src = self.tree / rel
+            if src.is_file():
+                (after / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, after / rel)
+        after.mkdir(parents=True, exist_ok=True)
+        for name, text in revert:
+            _patch(after, name, text, reverse=True)
+        shutil.copytree(after, before)
+        for patch in apply:
+            _patch(after, patch.name, patch.text())
+        return before
+
+    def check_new_files(self) -> None:
+        for patch in self.series:
+            for rel in patch.new_files:
+                dest = self.tree / rel
+                if (dest.exists() or dest.is_symlink()) and \
+                        rel not in self.state.files:
+                    raise WorkbenchError(
+                        f"{dest} exists in the tree but is not one of this "
+                        f"project's files; patches/series says {patch.name} "
+                        "adds it as a new file")
+
+    def dry_run(self) -> None:
+        self.check_new_files()
+        with tempfile.TemporaryDirectory(prefix="wb-prepare.") as tmp:
+            self.simulate(Path(tmp))
+        revert, apply = self.plan()
+        for name, _ in revert:
+            log(f"would revert {name}")
+        for patch in apply:
+            log(f"would apply {patch.name}")
+        log(f"dry run: {self.tree} ({self.version}) takes the series cleanly")
+
+    def write_outpatch(self, out: Path) -> None:
+        """One combined diff of the series against the base, tree untouched."""
+        with tempfile.TemporaryDirectory(prefix="wb-prepare.") as tmp:
+            scratch = Path(tmp)
+            self.simulate(scratch, from_base=True)
+            for patch in self.series:
+                for rel in patch.new_files:
+                    (scratch / "b" / rel).parent.mkdir(parents=True,
+                                                       exist_ok=True)
+                    shutil.copy2(REPO / rel, scratch / "b" / rel)
+            proc = subprocess.run(["diff", "-urN", "a", "b"], cwd=scratch,
+                                  capture_output=True, text=True)
+            if proc.returncode > 1:
+                raise WorkbenchError(f"diff failed: {proc.stderr.strip()}")
+            out.write_text(proc.stdout)
+        log(f"wrote the combined diff to {out}")
+
+    def apply(self) -> None:
+        self.check_new_files()
+        with tempfile.TemporaryDirectory(prefix="wb-prepare.") as tmp:
+            self.simulate(Path(tmp))
+        revert, apply = self.plan()
+        for name, text in revert:
+            log(f"reverting {name}")
+            _patch(self.tree, name, text, reverse=True)
+            self.state.applied.pop()
+            self.state.save(self.tree)
+        for patch in apply:
+            log(f"applying {patch.name}")
+            _patch(self.tree, patch.name, patch.text())
+            self.state.applied.append((patch.name, patch.text()))
+            self.state.save(self.tree)
+        self.install_new_files()
+        log(f"{self.tree} ({self.version}): {len(self.series)} patches "
+            f"applied, {len(self.state.files)} new files "
+            f"{'copied' if self.copy else 'linked'}")
+
+    def install_new_files(self) -> None:
+        wanted = {rel for p in self.series for rel in p.new_files}
+        for rel in sorted(set(self.state.files) - wanted):
+            dest = self.tree / rel
+            if dest.is_symlink() or dest.is_file():
+                dest.unlink()
+            del self.state.files[rel]
+        mode = "copy" if self.copy else "link"
+        for rel in sorted(wanted):
+            src, dest = REPO / rel, self.tree / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if self.copy:
+                if dest.is_symlink():
+                    dest.unlink()
+                if not dest.exists() or not filecmp.cmp(src, dest,
+                                                        shallow=False):
+                    shutil.copy2(src, dest)
+            elif not (dest.is_symlink() and os.readlink(dest) == str(src)):
+                if dest.exists() or dest.is_symlink():
+                    dest.unlink()
+                dest.symlink_to(src)
+            self.state.files[rel] = mode
+        self.state.save(self.tree)
+
+
+def prepare_kernel(tree: Path, copy: bool = False, dry_run: bool = False,
+                   outpatch: Optional[Path] = None) -> None:
+    preparer = Preparer(tree, copy=copy)
+    if outpatch is not None:
+        preparer.write_outpatch(outpatch)
+    elif dry_run:
+        preparer.dry_run()
+    else:
+        preparer.apply()
