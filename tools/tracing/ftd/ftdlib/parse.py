@@ -1,0 +1,767 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Streaming parser for function_graph text output.
+
+The column layout (abstime, CPU, task, latency flags, duration) is taken
+from the header when there is one and otherwise guessed from the first
+lines.  A regular expression built for that exact layout then splits
+every line; the function text is classified with a few string tests.
+
+Calls are rebuilt on one stack per task (function_graph depth is per
+task, so a task that sleeps on one CPU and wakes on another keeps its
+stack).  Completed calls are added into a call tree per task: one node
+per distinct call path, holding count, total, min, max and local time.
+Memory therefore grows with the number of distinct call paths and the
+stack depth, never with the length of the trace.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
+                    Sequence, Tuple)
+
+from .inputs import TraceInput, TruncatedInput
+from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError,
+                    Layout, TraceInfo, new_node)
+
+# Pieces of the line, one per optional column, in the kernel's order
+# (print_graph_prologue() and print_graph_duration()).
+P_ABSTIME = r" *(\d+\.\d+) \|  "
+P_RELTIME = r" *\d+ us \|  "
+P_CPU = r" *(\d+)\) "
+P_PROC = r" *(.*?-\d+) *\| "
+P_LAT = r" ([^ |]{4,6}) \| "
+P_DUR = r"(?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})\|  "
+P_TEXT = r"( *)(.*)"
+
+NAME_RE = r"[^\s(){};/]+(?: \[[^\]]+\])?"
+SHAPE_RE = re.compile(
+    r"(?:" + NAME_RE + r"\(\) \{|" + NAME_RE + r"\(\);(?: /\* = \S+ \*/)?"
+    r"|\}(?: /\* " + NAME_RE + r"(?: = \S+)? \*/)?|/\*.*\*/)$")
+
+SWITCH_RE = re.compile(r" *(\d+)\) +(.*?-\d+) +=> +(.*?-\d+) *$")
+LOST_RE = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
+TRACER_RE = re.compile(r"# tracer: (\S+)")
+
+ALL_LAYOUTS = [Layout(*bits) for bits in
+               itertools.product((False, True), repeat=6)]
+
+Frame = list   # [name, depth, child_ns, ts, node, cpu]
+TaskState = list  # [stack, pending, key, root, lines]
+
+
+def layout_regex(lay: Layout) -> Pattern[str]:
+    """The regex for one layout; always six groups:
+    ts, cpu, task, duration, indent, text."""
+    parts = [P_ABSTIME if lay.abstime else "()"]
+    if lay.reltime:
+        parts.append(P_RELTIME)
+    parts.append(P_CPU if lay.cpu else "()")
+    parts.append(P_PROC if lay.proc else "()")
+    if lay.lat:
+        parts.append(P_LAT.replace("(", "(?:", 1))
+    parts.append(P_DUR if lay.duration else "()")
+    parts.append(P_TEXT)
+    return re.compile("".join(parts))
+
+
+def layout_from_header(line: str) -> Optional[Layout]:
+    """Read the column header line (# ... FUNCTION CALLS)."""
+    if "FUNCTION CALLS" not in line:
+        return None
+    rest = line.replace("REL TIME", "")
+    return Layout(abstime="TIME" in rest, reltime="REL TIME" in line,
+                  cpu="CPU" in line, proc="TASK/PID" in line,
+                  lat="||||" in line, duration="DURATION" in line)
+
+
+def _score(lay: Layout, samples: Sequence[str]) -> int:
+    rx = layout_regex(lay)
+    score = 0
+    for line in samples:
+        m = rx.match(line.rstrip("\n"))
+        if m is None:
+            continue
+        ind, text = m.group(5), m.group(6)
+        if len(ind) % 2 or not SHAPE_RE.match(text):
+            continue
+        if m.group(0) != line.rstrip("\n"):
+            continue
+        score += 1
+    return score
+
+
+def detect_layout(samples: Sequence[str]) -> Optional[Layout]:
+    """Guess the layout from data lines: the layout under which most
+    lines split into columns and a well-formed function text wins; on a
+    tie the layout with more columns wins."""
+    cand = [s for s in samples if s.strip() and not s.startswith("#")
+            and "=>" not in s and "==========" not in s
+            and not s.startswith(" ---") and not LOST_RE.match(s)]
+    if not cand:
+        return None
+    best: Optional[Layout] = None
+    best_key = (0, 0)
+    for lay in ALL_LAYOUTS:
+        sc = _score(lay, cand)
+        cols = sum(1 for v in (lay.abstime, lay.reltime, lay.cpu, lay.proc,
+                               lay.lat, lay.duration) if v)
+        key = (sc, cols)
+        if sc and key > best_key:
+            best, best_key = lay, key
+    return best
+
+
+def ts_ns(ts: str) -> int:
+    """'25.890734' -> nanoseconds."""
+    sec, _, frac = ts.partition(".")
+    return int(sec) * 1000000000 + int((frac + "000000000")[:9])
+
+
+def dur_ns(dur: str) -> int:
+    return int(float(dur) * 1000 + 0.5)
+
+
+class Filters:
+    """Which lines and which calls count."""
+
+    def __init__(self) -> None:
+        self.cpus: Optional[set[int]] = None
+        self.pids: Optional[set[int]] = None
+        self.tasks: Optional[List[str]] = None
+        self.t_start: Optional[int] = None
+        self.t_end: Optional[int] = None
+        self.min_dur: int = 0
+        self.max_depth: Optional[int] = None
+
+    def line_filter(self) -> bool:
+        return (self.cpus is not None or self.pids is not None or
+                self.tasks is not None)
+
+    def call_filter(self) -> bool:
+        return (self.t_start is not None or self.t_end is not None or
+                self.min_dur > 0 or self.max_depth is not None)
+
+    def keep_task(self, task: str) -> bool:
+        comm, _, pid = task.rpartition("-")
+        if self.pids is not None:
+            try:
+                if int(pid) not in self.pids:
+                    return False
+            except ValueError:
+                return False
+        if self.tasks is not None:
+            if not any(fnmatch.fnmatchcase(comm, g) or
+                       fnmatch.fnmatchcase(task, g) for g in self.tasks):
+                return False
+        return True
+
+
+# A sink gets every counted call: (track key, cpu, depth, name,
+# start_ns, end_ns).  Used for timelines.
+Sink = Callable[[str, str, int, str, int, int], None]
+
+
+class Walker:
+    """Parses one trace and builds the per-task call trees."""
+
+    def __init__(self, filters: Optional[Filters] = None,
+                 sink: Optional[Sink] = None,
+                 need_time: str = "") -> None:
+        self.filters = filters or Filters()
+        self.sink = sink
+        self.need_time = need_time
+        self.info = TraceInfo()
+        self.tasks: Dict[str, TaskState] = {}
+        self.curtask: Dict[str, str] = {}
+        self.layout: Optional[Layout] = None
+        self.fast: Optional[Pattern[str]] = None
+        self.in_comment = False
+        self.lineno = 0
+        self.max_malformed_kept = 5
+        self._keep_cache: Dict[str, bool] = {}
+        self.cpuset: set[str] = set()
+
+    # ---- tasks -------------------------------------------------------
+    def _task(self, key: str) -> TaskState:
+        st = self.tasks.get(key)
+        if st is None:
+            root = new_node("")
+            st = [[], {0: root}, key, root, 0]
+            self.tasks[key] = st
+        return st
+
+    def _pending(self, st: TaskState, depth: int) -> list:
+        pend: Dict[int, list] = st[1]
+        node = pend.get(depth)
+        if node is None:
+            node = new_node("")
+            pend[depth] = node
+        return node
+
+    # ---- layout ------------------------------------------------------
+    def _set_layout(self, lay: Layout) -> None:
+        self.layout = lay
+        self.info.layout = lay
+        self.fast = layout_regex(lay)
+        if self.need_time and not lay.abstime:
+            raise FtdError(
+                "%s: %s needs absolute timestamps, and this trace has "
+                "none: turn them on with `echo 1 > /sys/kernel/tracing/"
+                "options/funcgraph-abstime` and capture the trace again"
+                % (self.info.name, self.need_time))
+        if self.filters.t_start is not None or \
+                self.filters.t_end is not None:
+            if not lay.abstime:
+                raise FtdError(
+                    "%s: a time window needs absolute timestamps: "
+                    "`echo 1 > /sys/kernel/tracing/options/"
+                    "funcgraph-abstime`" % self.info.name)
+
+    # ---- main loop ---------------------------------------------------
+    def run(self, inp: TraceInput) -> TraceInfo:
+        self.info.name = inp.name
+        batches = inp.batches()
+        try:
+            for batch in batches:
+                if self.fast is None:
+                    self._prime(batch)
+                self._batch(batch)
+        except TruncatedInput as err:
+            self.info.truncated = str(err)
+        self.finish()
+        return self.info
+
+    def feed_lines(self, lines: Iterable[str]) -> TraceInfo:
+        """Parse text lines (for tests and library use)."""
+        batch = list(lines)
+        if self.fast is None:
+            self._prime(batch)
+        self._batch(batch)
+        self.finish()
+        return self.info
+
+    def _prime(self, batch: Sequence[str]) -> None:
+        lay: Optional[Layout] = None
+        for line in batch[:400]:
+            if line.startswith("#"):
+                m = TRACER_RE.match(line)
+                if m:
+                    self.info.tracer = m.group(1)
+                h = layout_from_header(line)
+                if h is not None:
+                    lay = h
+                    break
+            elif line.strip():
+                break
+        if lay is None:
+            lay = detect_layout(batch[:2000])
+        if lay is not None:
+            self._set_layout(lay)
+
+    def _batch(self, batch: List[str]) -> None:
+        """The hot loop.  The common cases are inlined; everything else
+        goes through self._line()."""
+        info = self.info
+        fast = self.fast.match if self.fast is not None else None
+        if fast is None:
+            for line in batch:
+                self.lineno += 1
+                self._line(line)
+            if self.fast is not None:
+                return
+            return
+        tasks = self.tasks
+        curtask = self.curtask
+        general = (self.sink is not None or self.filters.line_filter() or
+                   self.filters.call_filter() or
+                   not self.layout or not self.layout.duration)
+        slow = self._line
+        event = self._event
+        newtask = self._task
+        pending = self._pending
+        n = self.lineno
+        entries = leaves = returns = 0
+        last_ts = ""
+        lastcpu = ""
+        cpuset = self.cpuset
+        for line in batch:
+            n += 1
+            m = fast(line)
+            if m is None:
+                self.lineno = n
+                slow(line)
+                continue
+            ts, cpu, task, dur, ind, body = m.groups()
+            if task:
+                key = task if task[-2:] != "-0" else task + "/" + cpu
+            else:
+                key = curtask.get(cpu) or "?/" + cpu
+            st = tasks.get(key)
+            if st is None:
+                st = newtask(key)
+            st[4] += 1
+            if cpu != lastcpu:
+                cpuset.add(cpu)
+                lastcpu = cpu
+            if ts:
+                last_ts = ts
+            depth = len(ind) >> 1
+            c = body[-1:]
+            stack = st[0]
+            if general:
+                self.lineno = n
+                event(st, key, cpu, ts, depth, body, dur, line)
+                continue
+            if c == "{":
+                if stack and stack[-1][1] >= depth:
+                    self._unwind(st, depth)
+                if stack:
+                    parent = stack[-1][4]
+                else:
+                    parent = pending(st, depth)
+                name = body[:-4]
+                kids = parent[1]
+                node = kids.get(name)
+                if node is None:
+                    node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
+                stack.append([name, depth, 0, ts, node, cpu])
+                entries += 1
+                continue
+            if c == ";":
+                name = body[:-3]
+                d = int(float(dur) * 1000 + 0.5)
+                if stack and stack[-1][1] >= depth:
+                    self._unwind(st, depth)
+                if stack:
+                    top = stack[-1]
+                    top[2] += d
+                    parent = top[4]
+                else:
+                    parent = pending(st, depth)
+                    parent[3] += d
+                kids = parent[1]
+                node = kids.get(name)
+                if node is None:
+                    node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
+                node[2] += 1
+                node[3] += d
+                if d < node[4]:
+                    node[4] = d
+                if d > node[5]:
+                    node[5] = d
+                node[6] += d
+                leaves += 1
+                continue
+            if c == "}" and stack and stack[-1][1] == depth:
+                fr = stack.pop()
+                d = int(float(dur) * 1000 + 0.5)
+            elif c == "/" and body[0] == "}" and stack and \
+                    stack[-1][1] == depth and \
+                    body[5:-3].partition(" = ")[0] == stack[-1][0]:
+                fr = stack.pop()
+                d = int(float(dur) * 1000 + 0.5)
+                info.tail = True
+            else:
+                self.lineno = n
+                event(st, key, cpu, ts, depth, body, dur, line)
+                continue
+            node = fr[4]
+            node[2] += 1
+            node[3] += d
+            if d < node[4]:
+                node[4] = d
+            if d > node[5]:
+                node[5] = d
+            node[6] += d - fr[2]
+            if stack:
+                stack[-1][2] += d
+            else:
+                pending(st, depth)[3] += d
+            returns += 1
+        self.lineno = n
+        info.entries += entries
+        info.leaves += leaves
+        info.returns += returns
+        if last_ts:
+            self._note_ts(last_ts)
+
+    def _note_ts(self, ts: str) -> None:
+        t = ts_ns(ts)
+        info = self.info
+        if info.first_ts is None:
+            info.first_ts = t
+        if info.last_ts is None or t > info.last_ts:
+            info.last_ts = t
+
+    # ---- general path ------------------------------------------------
+    def _event(self, st: TaskState, key: str, cpu: str, ts: str,
+               depth: int, body: str, dur: Optional[str],
+               line: str) -> None:
+        """Handle one function line in full generality."""
+        info = self.info
+        if body.endswith("\r"):
+            body = body[:-1]
+        if self.filters.line_filter():
+            if not self._keep(key, cpu):
+                return
+        if ts and info.first_ts is None:
+            self._note_ts(ts)
+        c = body[-1:]
+        if c == "{" and body.endswith("() {"):
+            self._enter(st, depth, body[:-4], ts, cpu)
+            return
+        if c == ";" and body.endswith("();"):
+            self._leaf(st, key, depth, body[:-3], dur, ts, cpu)
+            return
+        if c == "}" and body == "}":
+            self._ret(st, key, depth, None, dur, ts, cpu)
+            return
+        if c == "/" and body.endswith(" */"):
+            if body.startswith("} /* "):
+                inner = body[5:-3]
+                name, eq, _ = inner.partition(" = ")
+                if eq:
+                    info.retval = True
+                else:
+                    info.tail = True
+                self._ret(st, key, depth, name, dur, ts, cpu)
+                return
+            if body.startswith("/*"):
+                info.comments += 1
+                return
+            i = body.find("(); /* = ")
+            if i > 0:
+                info.retval = True
+                self._leaf(st, key, depth, body[:i], dur, ts, cpu)
+                return
+        if body.startswith("/*"):
+            info.comments += 1
+            self.in_comment = True
+            return
+        if not self._special(line.rstrip("\r\n")):
+            self._malformed(line)
+
+    def _keep(self, key: str, cpu: str) -> bool:
+        f = self.filters
+        if f.cpus is not None:
+            try:
+                if int(cpu) not in f.cpus:
+                    return False
+            except ValueError:
+                return False
+        if f.pids is not None or f.tasks is not None:
+            k = self._keep_cache.get(key)
+            if k is None:
+                task = key.split("/")[0] if not key.startswith("?") \
+                    else key
+                k = f.keep_task(task)
+                self._keep_cache[key] = k
+            return k
+        return True
+
+    def _unwind(self, st: TaskState, depth: int) -> None:
+        """Drop open frames at depth >= depth: their returns are lost."""
+        stack = st[0]
+        while stack and stack[-1][1] >= depth:
+            stack.pop()
+            self.info.missing_returns += 1
+
+    def _parent(self, st: TaskState, depth: int) -> list:
+        stack = st[0]
+        if stack:
+            return stack[-1][4]
+        return self._pending(st, depth)
+
+    @staticmethod
+    def _child(parent: list, name: str) -> list:
+        kids = parent[KIDS]
+        node = kids.get(name)
+        if node is None:
+            node = kids[name] = new_node(name)
+        return node
+
+    def _enter(self, st: TaskState, depth: int, name: str, ts: str,
+               cpu: str) -> None:
+        stack = st[0]
+        if stack and stack[-1][1] >= depth:
+            self._unwind(st, depth)
+        node = self._child(self._parent(st, depth), name)
+        stack.append([name, depth, 0, ts, node, cpu])
+        self.info.entries += 1
+
+    def _duration(self, dur: Optional[str], start: str, end: str) -> int:
+        if dur:
+            return dur_ns(dur)
+        if start and end:
+            return max(0, ts_ns(end) - ts_ns(start))
+        return 0
+
+    def _leaf(self, st: TaskState, key: str, depth: int, name: str,
+              dur: Optional[str], ts: str, cpu: str) -> None:
+        stack = st[0]
+        if stack and stack[-1][1] >= depth:
+            self._unwind(st, depth)
+        d = self._duration(dur, "", "")
+        parent = self._parent(st, depth)
+        if stack:
+            stack[-1][2] += d
+        else:
+            parent[TOTAL] += d
+        node = self._child(parent, name)
+        start = ts_ns(ts) if ts else -1
+        self._count(key, cpu, node, depth, d, 0, start)
+        self.info.leaves += 1
+
+    def _ret(self, st: TaskState, key: str, depth: int,
+             name: Optional[str], dur: Optional[str], ts: str,
+             cpu: str) -> None:
+        stack = st[0]
+        info = self.info
+        while stack and stack[-1][1] > depth:
+            stack.pop()
+            info.missing_returns += 1
+        if stack and stack[-1][1] == depth and \
+                (name is None or stack[-1][0] == name):
+            fr = stack.pop()
+            d = self._duration(dur, fr[3], ts)
+            if stack:
+                stack[-1][2] += d
+            else:
+                self._pending(st, depth)[TOTAL] += d
+            start = ts_ns(fr[3]) if fr[3] else -1
+            self._count(key, fr[5], fr[4], depth, d, fr[2], start)
+            info.returns += 1
+            return
+        if stack and stack[-1][1] == depth:
+            # Same depth, other function: both halves were lost.
+            stack.pop()
+            info.missing_returns += 1
+        if name is None:
+            info.unnamed_orphans += 1
+            return
+        d = self._duration(dur, "", "")
+        info.orphan_returns += 1
+        info.returns += 1
+        start = ts_ns(ts) - d if ts else -1
+        if stack:
+            parent = stack[-1][4]
+            stack[-1][2] += d
+            node = self._child(parent, name)
+            self._count(key, cpu, node, depth, d, 0, start)
+            return
+        # No open caller: adopt the calls finished so far one level
+        # deeper, which ran inside this one.
+        pend: Dict[int, list] = st[1]
+        node = self._child(self._pending(st, depth), name)
+        child_ns = 0
+        for dd in sorted(k for k in pend if k > depth):
+            sub = pend.pop(dd)
+            if dd == depth + 1:
+                child_ns = sub[TOTAL]
+            merge_kids(node[KIDS], sub[KIDS])
+        if depth == 0:
+            pass
+        self._pending(st, depth)[TOTAL] += d
+        self._count(key, cpu, node, depth, d, child_ns, start)
+
+    def _count(self, key: str, cpu: str, node: list, depth: int, d: int,
+               child_ns: int, start: int) -> None:
+        f = self.filters
+        if depth > self.info.max_depth:
+            self.info.max_depth = depth
+        if f.min_dur and d < f.min_dur:
+            return
+        if f.max_depth is not None and depth > f.max_depth:
+            return
+        if f.t_start is not None and (start < 0 or start < f.t_start):
+            return
+        if f.t_end is not None and (start < 0 or start >= f.t_end):
+            return
+        node[COUNT] += 1
+        node[TOTAL] += d
+        if d < node[MIN]:
+            node[MIN] = d
+        if d > node[MAX]:
+            node[MAX] = d
+        node[LOCAL] += d - child_ns
+        if self.sink is not None and start >= 0:
+            self.sink(key, cpu, depth, node[0], start, start + d)
+
+    # ---- other lines -------------------------------------------------
+    def _line(self, line: str) -> None:
+        info = self.info
+        s = line.rstrip("\r\n")
+        if not s.strip():
+            return
+        if self._special(s):
+            return
+        if self.fast is None:
+            lay = detect_layout([s])
+            if lay is not None:
+                self._set_layout(lay)
+        if self.fast is not None:
+            m3 = self.fast.match(s)
+            if m3 is not None and m3.group(6):
+                ts, cpu, task, dur, ind, body = m3.groups()
+                if not (len(ind) % 2) and (
+                        body.endswith("*/") or body.endswith("{") or
+                        body.endswith(";") or body == "}"):
+                    if task:
+                        key = task if task[-2:] != "-0" \
+                            else task + "/" + cpu
+                    else:
+                        key = self.curtask.get(cpu) or "?/" + cpu
+                    st = self._task(key)
+                    st[4] += 1
+                    if cpu:
+                        self.cpuset.add(cpu)
+                    if ts:
+                        self._note_ts(ts)
+                    self.in_comment = False
+                    self._event(st, key, cpu, ts, len(ind) >> 1, body,
+                                dur, line)
+                    return
+        if self.in_comment:
+            if s.endswith("*/"):
+                self.in_comment = False
+            return
+        self._malformed(line)
+
+    def _special(self, s: str) -> bool:
+        """Headers, irq arrows, context switches, lost events."""
+        info = self.info
+        if not s:
+            return False
+        if s[0] == "#":
+            m = TRACER_RE.match(s)
+            if m:
+                info.tracer = m.group(1)
+            lay = layout_from_header(s)
+            if lay is not None:
+                self._set_layout(lay)
+            elif s.startswith("# ") and "options" in s:
+                info.header_options.append(s[2:].strip())
+            return True
+        if "==========" in s:
+            if "==========>" in s:
+                info.irq_entries += 1
+            else:
+                info.irq_exits += 1
+            return True
+        if s.startswith(" -----") and not s.strip("- "):
+            return True
+        if "=>" in s:
+            m = SWITCH_RE.match(s)
+            if m:
+                self._switch(m.group(1), m.group(2), m.group(3))
+                return True
+        m2 = LOST_RE.match(s)
+        if m2:
+            info.lost_events += 1
+            info.lost_records += int(m2.group(2))
+            self._lost(m2.group(1))
+            return True
+        if s.startswith(" (Overruns:"):
+            return True
+        return False
+
+    def _lost(self, cpu: str) -> None:
+        """After lost events the stacks of tasks on that CPU cannot be
+        trusted; depth checks repair them as lines arrive."""
+        self.info.lost_events += 0
+
+    def _switch(self, cpu: str, prev: str, nxt: str) -> None:
+        self.info.switches += 1
+        if self.layout is not None and self.layout.proc:
+            return
+        pk = prev if prev[-2:] != "-0" else prev + "/" + cpu
+        nk = nxt if nxt[-2:] != "-0" else nxt + "/" + cpu
+        unknown = "?/" + cpu
+        if self.curtask.get(cpu) is None and unknown in self.tasks:
+            st = self.tasks.pop(unknown)
+            if pk not in self.tasks:
+                st[2] = pk
+                self.tasks[pk] = st
+            else:
+                merge_kids(self.tasks[pk][3][KIDS], st[3][KIDS])
+        self.curtask[cpu] = nk
+
+    def _malformed(self, line: str) -> None:
+        info = self.info
+        info.malformed += 1
+        if len(info.malformed_lines) < self.max_malformed_kept:
+            info.malformed_lines.append(self.lineno)
+            info.malformed_samples.append(line.rstrip("\r\n")[:120])
+
+    # ---- end ---------------------------------------------------------
+    def finish(self) -> None:
+        """Count unfinished calls and hang partial subtrees under the
+        task roots."""
+        info = self.info
+        for st in self.tasks.values():
+            info.unfinished += len(st[0])
+            pend: Dict[int, list] = st[1]
+            root = st[3]
+            for dd in sorted(pend):
+                sub = pend[dd]
+                if sub is root:
+                    continue
+                merge_kids(root[KIDS], sub[KIDS])
+            st[1] = {0: root}
+            st[0] = []
+            info.tasks[st[2]] = st[4]
+        for cpu in self.cpuset:
+            if cpu:
+                info.cpus[int(cpu)] = 1
+        info.lines = self.lineno
+        if info.entries:
+            info.exits_only = False
+        elif not info.returns:
+            info.exits_only = False
+
+    def roots(self) -> Dict[str, list]:
+        return {k: st[3] for k, st in self.tasks.items()}
+
+
+def merge_kids(dst: Dict[str, list], src: Dict[str, list]) -> None:
+    """Add the subtrees in src into dst."""
+    for name, node in src.items():
+        have = dst.get(name)
+        if have is None:
+            dst[name] = node
+            continue
+        have[COUNT] += node[COUNT]
+        have[TOTAL] += node[TOTAL]
+        if node[MIN] < have[MIN]:
+            have[MIN] = node[MIN]
+        if node[MAX] > have[MAX]:
+            have[MAX] = node[MAX]
+        have[LOCAL] += node[LOCAL]
+        merge_kids(have[KIDS], node[KIDS])
+
+
+def parse_file(path: str, filters: Optional[Filters] = None,
+               sink: Optional[Sink] = None, need_time: str = "",
+               progress: bool = False) -> Walker:
+    """Parse one trace file (or '-' for stdin) and return the walker."""
+    w = Walker(filters, sink, need_time)
+    inp = TraceInput(path, progress)
+    try:
+        w.run(inp)
+    finally:
+        inp.close()
+    if w.layout is None and not w.info.entries and not w.info.returns:
+        if w.info.malformed or w.info.lines:
+            pass
+    return w
+
+
+def check_ok(w: Walker) -> Tuple[bool, str]:
+    info = w.info
+    if w.layout is None:
+        return False, ("%s: no function_graph lines found (is this the "
+                       "output of the function_graph tracer?)" % info.name)
+    return True, ""
