@@ -425,8 +425,6 @@ class Walker:
                 name, eq, _ = inner.partition(" = ")
                 if eq:
                     info.retval = True
-                else:
-                    info.tail = True
                 self._ret(st, key, depth, name, dur, ts, cpu)
                 return
             if body.startswith("/*"):
@@ -526,6 +524,8 @@ class Walker:
         if stack and stack[-1][1] == depth and \
                 (name is None or stack[-1][0] == name):
             fr = stack.pop()
+            if name is not None:
+                info.tail = True
             d = self._duration(dur, fr[3], ts)
             if stack:
                 stack[-1][2] += d

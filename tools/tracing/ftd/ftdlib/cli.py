@@ -1,0 +1,610 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Command line of ftd."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import signal
+import sys
+from typing import Callable, Dict, List, Optional, Sequence, TextIO
+
+from . import VERSION
+from .analysis import (Timeline, backtraces, diff_stats, folded,
+                       func_stats, matcher, merged_tree, relations,
+                       top_callees)
+from .model import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_MALFORMED,
+                    EXIT_OK, EXIT_USAGE, FtdError, FuncStats, TraceInfo)
+from .output import (parse_sort, sort_stats, write_chrome, write_diff,
+                     write_folded, write_speedscope, write_table,
+                     write_tree)
+from .parse import Filters, Walker, parse_file
+from .svg import flamechart, flamegraph
+
+OPT = "/sys/kernel/tracing/options/"
+
+DESCRIPTION = """\
+ftd (function trace dump) reads the text output of the function_graph
+tracer (the tracefs files trace or trace_pipe, plain or compressed with
+gzip, xz or bzip2, or '-' for stdin) and reports where the time went."""
+
+EPILOG = """\
+exit status: 0 success, 1 unreadable or unsuitable input, 2 usage
+error, 3 malformed lines with --strict, 130 interrupted.
+See Documentation/tools/ftd/ftd.rst for the formats and definitions."""
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def _ns_from_us(text: str) -> int:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if v < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return int(round(v * 1000))
+
+
+def _int_list(text: str) -> List[int]:
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part:
+            a, _, b = part.partition("-")
+            try:
+                out.extend(range(int(a), int(b) + 1))
+            except ValueError:
+                raise argparse.ArgumentTypeError("bad range %r" % part)
+        elif part:
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise argparse.ArgumentTypeError("not a number %r" % part)
+    return out
+
+
+def _window(text: str) -> List[Optional[int]]:
+    a, sep, b = text.partition(",")
+    if not sep:
+        a, sep, b = text.partition(":")
+    out: List[Optional[int]] = []
+    for part in (a, b):
+        part = part.strip()
+        if not part:
+            out.append(None)
+            continue
+        try:
+            out.append(int(round(float(part) * 1e9)))
+        except ValueError:
+            raise argparse.ArgumentTypeError("bad time %r" % part)
+    return out
+
+
+def _common(p: argparse.ArgumentParser, inputs: int = 1) -> None:
+    if inputs == 1:
+        p.add_argument("trace", help="trace file (plain, .gz, .xz, .bz2) "
+                       "or - for stdin")
+    g = p.add_argument_group("input and filters")
+    g.add_argument("--strict", action="store_true",
+                   help="malformed lines are fatal (exit status 3)")
+    g.add_argument("--progress", dest="progress", action="store_true",
+                   default=True, help="progress on stderr when it is a "
+                   "terminal (default)")
+    g.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress meter")
+    g.add_argument("--cpu", type=_int_list, metavar="LIST",
+                   help="only lines of these CPUs, e.g. 0,2-3")
+    g.add_argument("--pid", type=_int_list, metavar="LIST",
+                   help="only these tasks (pid list)")
+    g.add_argument("--task", action="append", metavar="GLOB",
+                   help="only tasks whose comm matches (repeatable)")
+    g.add_argument("--time", type=_window, metavar="START,END",
+                   help="only calls starting in this window, in seconds "
+                   "of the trace clock (either end may be empty); needs "
+                   "funcgraph-abstime")
+    g.add_argument("--min-dur", type=_ns_from_us, default=0, metavar="US",
+                   help="only calls that took at least US microseconds")
+    g.add_argument("--max-depth", type=int, metavar="N",
+                   help="only calls at call depth N or less (0 = "
+                   "outermost)")
+    g.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE instead of stdout")
+
+
+def _fmt(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-f", "--format", choices=("text", "csv", "json"),
+                   default="text", help="output format (default text)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="ftd", description=DESCRIPTION, epilog=EPILOG,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version",
+                   version="ftd " + VERSION)
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND",
+                           parser_class=Parser)
+
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help,
+                              epilog=EPILOG)
+
+    r = add("report", "per-function table: count, total, average, min, "
+            "max and local time")
+    _common(r)
+    _fmt(r)
+    r.add_argument("-s", "--sort", default="total", metavar="KEYS",
+                   help="sort keys, comma separated: function, count, "
+                   "total, avg, min, max, local (default total)")
+    r.add_argument("-r", "--reverse", action="store_true",
+                   help="reverse the order")
+    r.add_argument("-n", "--top", type=int, metavar="N",
+                   help="show the first N rows only")
+    r.add_argument("-F", "--function", action="append", metavar="GLOB",
+                   help="only functions matching GLOB (repeatable)")
+    r.add_argument("--subs", type=int, default=0, metavar="N",
+                   help="text format: add the N subroutines each "
+                   "function calls most")
+
+    for name, what in (("callers", "who calls FUNC: per caller, the "
+                        "count and times of FUNC's calls"),
+                       ("callees", "what FUNC calls: per callee, the "
+                        "count and times of the calls made from FUNC")):
+        c = add(name, what)
+        _common(c)
+        c.add_argument("function", metavar="FUNC")
+        _fmt(c)
+        c.add_argument("-s", "--sort", default="count", metavar="KEYS",
+                       help="sort keys (default count)")
+        c.add_argument("-r", "--reverse", action="store_true")
+        c.add_argument("-n", "--top", type=int, metavar="N")
+
+    t = add("tree", "call tree with inclusive times and counts, rooted "
+            "at FUNC (all calls of FUNC merged) or at the outermost calls")
+    _common(t)
+    t.add_argument("function", nargs="?", metavar="FUNC")
+    t.add_argument("--depth", type=int, metavar="N",
+                   help="print N levels below the root")
+    t.add_argument("--min-us", type=_ns_from_us, default=0, metavar="US",
+                   help="hide subtrees with less total time")
+    t.add_argument("-s", "--sort", choices=("total", "count", "function"),
+                   default="total")
+    t.add_argument("--backtrace", action="store_true",
+                   help="also list the call paths that lead to FUNC")
+
+    fo = add("folded", "folded stacks for flamegraph.pl")
+    _common(fo)
+    fo.add_argument("--weight", choices=("time", "ns", "count"),
+                    default="time", help="time: local time in us (default),"
+                    " ns: local time in integer ns, count: calls")
+    fo.add_argument("--per-task", action="store_true",
+                    help="start each stack with the task (comm-pid)")
+    fo.add_argument("--focus", metavar="FUNC",
+                    help="only stacks that contain FUNC")
+
+    fg = add("flamegraph", "self-contained SVG flame graph (merged "
+             "stacks)")
+    _common(fg)
+    fg.add_argument("--weight", choices=("time", "count"), default="time")
+    fg.add_argument("--focus", metavar="FUNC",
+                    help="only the calls of FUNC and below")
+    _svgopts(fg)
+
+    fc = add("flamechart", "self-contained SVG flame chart: time on the "
+             "x axis, one lane per task or CPU")
+    _common(fc)
+    _svgopts(fc)
+    fc.add_argument("--tracks", choices=("task", "cpu"), default="task")
+    fc.add_argument("--max-lanes", type=int, default=64)
+
+    ch = add("chrome", "Chrome trace-event JSON (Perfetto UI, "
+             "chrome://tracing)")
+    _common(ch)
+    ch.add_argument("--tracks", choices=("task", "cpu"), default="task",
+                    help="one track per task (default) or per CPU")
+
+    sp = add("speedscope", "speedscope JSON, one evented profile per "
+             "task or CPU")
+    _common(sp)
+    sp.add_argument("--tracks", choices=("task", "cpu"), default="task")
+
+    d = add("diff", "compare two traces per function: count, total, "
+            "average")
+    d.add_argument("trace_a", metavar="A")
+    d.add_argument("trace_b", metavar="B")
+    _common(d, inputs=0)
+    _fmt(d)
+    d.add_argument("-s", "--sort", default="total",
+                   choices=("total", "count", "avg", "function"),
+                   help="sort by the absolute change of this column")
+    d.add_argument("-n", "--top", type=int, metavar="N")
+    d.add_argument("-F", "--function", action="append", metavar="GLOB")
+
+    i = add("info", "what is in the trace: format, CPUs, tasks, time "
+            "span, malformed and lost counts")
+    _common(i)
+    i.add_argument("-f", "--format", choices=("text", "json"),
+                   default="text")
+    return p
+
+
+def _svgopts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--highlight", action="append", metavar="GLOB",
+                   help="colour these functions (repeatable; default: "
+                   "delay and printk functions)")
+    p.add_argument("--no-highlight", action="store_true")
+    p.add_argument("--width", type=int, default=1200)
+    p.add_argument("--title", default="")
+
+
+def _filters(a: argparse.Namespace) -> Filters:
+    f = Filters()
+    if a.cpu is not None:
+        f.cpus = set(a.cpu)
+    if a.pid is not None:
+        f.pids = set(a.pid)
+    if a.task:
+        f.tasks = list(a.task)
+    if a.time:
+        f.t_start, f.t_end = a.time
+    f.min_dur = a.min_dur
+    f.max_depth = a.max_depth
+    return f
+
+
+def warn(msg: str) -> None:
+    sys.stderr.write("ftd: " + msg + "\n")
+
+
+def _report_problems(info: TraceInfo, strict: bool) -> None:
+    if info.malformed:
+        where = ", ".join(str(n) for n in info.malformed_lines)
+        more = "" if info.malformed <= len(info.malformed_lines) else ", ..."
+        warn("%s: %d malformed line%s skipped (line%s %s%s)" % (
+            info.name, info.malformed, "s" if info.malformed > 1 else "",
+            "s" if info.malformed > 1 else "", where, more))
+        if info.malformed_samples:
+            warn("%s:%d: %s" % (info.name, info.malformed_lines[0],
+                                info.malformed_samples[0]))
+        if strict:
+            raise FtdError("%s: malformed input (--strict)" % info.name,
+                           EXIT_MALFORMED)
+    lay = info.layout
+    if lay is not None:
+        if not lay.duration:
+            warn("%s: no duration column: leaf functions have no time; "
+                 "turn it on with `echo 1 > %sfuncgraph-duration`" % (
+                     info.name, OPT))
+        if not lay.cpu and len(info.cpus) == 0 and info.switches:
+            warn("%s: no CPU column: calls of different CPUs cannot be "
+                 "told apart; `echo 1 > %sfuncgraph-cpu`" % (
+                     info.name, OPT))
+    if info.lost_events:
+        warn("%s: %d lost-events markers (%d records lost): times near "
+             "them may be incomplete" % (info.name, info.lost_events,
+                                         info.lost_records))
+
+
+def load(path: str, a: argparse.Namespace, sink=None,  # type: ignore
+         need_time: str = "") -> Walker:
+    w = parse_file(path, _filters(a), sink, need_time, a.progress)
+    info = w.info
+    if w.layout is None:
+        raise FtdError("%s: no function_graph output found (%d lines "
+                       "read); save /sys/kernel/tracing/trace with "
+                       "current_tracer set to function_graph" % (
+                           info.name, info.lines))
+    _report_problems(info, a.strict)
+    return w
+
+
+def _open_out(a: argparse.Namespace) -> TextIO:
+    if getattr(a, "output", None) and a.output != "-":
+        try:
+            return open(a.output, "w", encoding="utf-8")
+        except OSError as err:
+            raise FtdError("%s: cannot write: %s" % (a.output,
+                                                     err.strerror))
+    return sys.stdout
+
+
+def cmd_report(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a)
+    stats = func_stats(w.roots())
+    keep = matcher(a.function)
+    rows = [f for f in stats.values() if keep(f.function)]
+    rows = sort_stats(rows, parse_sort(a.sort), a.reverse)
+    if a.top is not None:
+        rows = rows[:a.top]
+    extra = None
+    if a.subs and a.format == "text":
+        subs = top_callees(w.roots())
+        extra = {}
+        for f in rows:
+            d = subs.get(f.function, {})
+            best = sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))
+            extra[f.function] = ", ".join("%s(%d)" % kv for kv in
+                                          best[:a.subs])
+    write_table(out, rows, a.format, extra, "Subroutines (calls)")
+    return w
+
+
+def cmd_relations(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a)
+    callers, callees, me = relations(w.roots(), a.function)
+    if not me.count and not callees:
+        raise FtdError("%s: function %r not found in the trace" % (
+            w.info.name, a.function))
+    table = callers if a.cmd == "callers" else callees
+    rows = sort_stats(list(table.values()), parse_sort(a.sort), a.reverse)
+    if a.top is not None:
+        rows = rows[:a.top]
+    if a.format == "text":
+        out.write("%s: %d calls, %.3f us total, %.3f us local\n\n" % (
+            a.function, me.count, me.total / 1000.0, me.local / 1000.0))
+        out.write("%s of %s:\n" % ("Callers" if a.cmd == "callers"
+                                   else "Callees", a.function))
+    write_table(out, rows, a.format)
+    return w
+
+
+def cmd_tree(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a)
+    roots = w.roots()
+    top = merged_tree(roots, a.function)
+    if a.function and not top[2] and not top[1]:
+        raise FtdError("%s: function %r not found in the trace" % (
+            w.info.name, a.function))
+    if a.function and a.backtrace:
+        out.write("Backtraces of %s:\n" % a.function)
+        for i, (path, cnt, tot) in enumerate(backtraces(roots,
+                                                        a.function)):
+            out.write("  #%d: %d calls, %.3f us\n" % (i, cnt, tot / 1000.0))
+            for j, fn in enumerate(reversed(path)):
+                out.write("    [%d] %s\n" % (j, fn))
+        out.write("\n")
+    write_tree(out, top, a.depth, a.min_us, a.sort)
+    return w
+
+
+def cmd_folded(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a)
+    items = list(folded(w.roots(), "count" if a.weight == "count"
+                        else "time", a.per_task, a.focus))
+    write_folded(out, items, a.weight)
+    return w
+
+
+def _hl(a: argparse.Namespace) -> Optional[List[str]]:
+    if a.no_highlight:
+        return []
+    return a.highlight
+
+
+def cmd_flamegraph(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a)
+    top = merged_tree(w.roots(), a.focus)
+    if a.focus:
+        holder = merged_tree({}, None)
+        holder[1][a.focus] = top
+        top = holder
+    title = a.title or "Flame graph: %s" % os.path.basename(w.info.name)
+    sub = "width = %s; %d functions" % (
+        "inclusive time" if a.weight == "time" else "calls",
+        len(func_stats(w.roots())))
+    flamegraph(out, top, title, sub, _hl(a), a.width, unit=a.weight)
+    return w
+
+
+def _timeline(a: argparse.Namespace, what: str) -> tuple:  # type: ignore
+    tl = Timeline(getattr(a, "tracks", "task"))
+    w = load(a.trace, a, tl.sink, need_time=what)
+    if not tl.tracks:
+        raise FtdError("%s: no completed calls with timestamps" %
+                       w.info.name)
+    return w, tl
+
+
+def cmd_flamechart(a: argparse.Namespace, out: TextIO) -> Walker:
+    w, tl = _timeline(a, "a flame chart")
+    title = a.title or "Flame chart: %s" % os.path.basename(w.info.name)
+    flamechart(out, tl, title, _hl(a), a.width, max_lanes=a.max_lanes)
+    return w
+
+
+def cmd_chrome(a: argparse.Namespace, out: TextIO) -> Walker:
+    w, tl = _timeline(a, "the Chrome trace-event export")
+    write_chrome(out, tl)
+    return w
+
+
+def cmd_speedscope(a: argparse.Namespace, out: TextIO) -> Walker:
+    w, tl = _timeline(a, "the speedscope export")
+    write_speedscope(out, tl, os.path.basename(w.info.name))
+    return w
+
+
+def cmd_diff(a: argparse.Namespace, out: TextIO) -> Walker:
+    wa = load(a.trace_a, a)
+    wb = load(a.trace_b, a)
+    keep = matcher(a.function)
+    rows = [r for r in diff_stats(func_stats(wa.roots()),
+                                  func_stats(wb.roots())) if keep(r[0])]
+
+    def key(r):  # type: ignore[no-untyped-def]
+        _, x, y = r
+        if a.sort == "count":
+            return -abs(y.count - x.count)
+        if a.sort == "avg":
+            return -abs(y.avg - x.avg)
+        return -abs(y.total - x.total)
+    if a.sort != "function":
+        rows.sort(key=key)
+    if a.top is not None:
+        rows = rows[:a.top]
+    write_diff(out, rows, a.format)
+    if wa.info.truncated or wb.info.truncated:
+        return wa if wa.info.truncated else wb
+    return wa
+
+
+def info_dict(w: Walker) -> Dict[str, object]:
+    i = w.info
+    lay = i.layout
+    span = None
+    if i.first_ts is not None and i.last_ts is not None:
+        span = [i.first_ts / 1e9, i.last_ts / 1e9]
+    stats = func_stats(w.roots())
+    return {
+        "file": i.name,
+        "tracer": i.tracer or None,
+        "columns": lay.describe() if lay else None,
+        "funcgraph_tail": i.tail,
+        "funcgraph_retval": i.retval,
+        "exits_only": i.exits_only,
+        "lines": i.lines,
+        "entries": i.entries,
+        "returns": i.returns,
+        "leaves": i.leaves,
+        "calls_counted": sum(f.count for f in stats.values()),
+        "functions": len(stats),
+        "returns_without_entry": i.orphan_returns,
+        "unnamed_returns_without_entry": i.unnamed_orphans,
+        "entries_without_return": i.unfinished,
+        "lost_returns": i.missing_returns,
+        "max_depth": i.max_depth,
+        "cpus": sorted(i.cpus),
+        "tasks": dict(sorted(i.tasks.items(), key=lambda kv: -kv[1])),
+        "time_span_s": span,
+        "context_switches": i.switches,
+        "irq_entries": i.irq_entries,
+        "irq_exits": i.irq_exits,
+        "comments": i.comments,
+        "lost_event_markers": i.lost_events,
+        "lost_events": i.lost_records,
+        "malformed": i.malformed,
+        "malformed_lines": i.malformed_lines,
+        "truncated": i.truncated or None,
+    }
+
+
+def cmd_info(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a)
+    d = info_dict(w)
+    if a.format == "json":
+        out.write(json.dumps(d, indent=1) + "\n")
+        return w
+    for k, v in d.items():
+        if k == "tasks" and isinstance(v, dict):
+            out.write("%-30s %d\n" % ("tasks", len(v)))
+            for t, n in list(v.items())[:20]:
+                out.write("  %-28s %d lines\n" % (t, n))
+            if len(v) > 20:
+                out.write("  ... %d more\n" % (len(v) - 20))
+            continue
+        if isinstance(v, list):
+            v = " ".join(str(x) for x in v)
+        out.write("%-30s %s\n" % (k, "-" if v is None else v))
+    if w.info.layout is not None and not w.info.layout.abstime:
+        out.write("\nTimelines (flamechart, chrome, speedscope) need "
+                  "`echo 1 > %sfuncgraph-abstime`.\n" % OPT)
+    return w
+
+
+COMMANDS: Dict[str, Callable[[argparse.Namespace, TextIO], Walker]] = {
+    "report": cmd_report, "callers": cmd_relations,
+    "callees": cmd_relations, "tree": cmd_tree, "folded": cmd_folded,
+    "flamegraph": cmd_flamegraph, "flamechart": cmd_flamechart,
+    "chrome": cmd_chrome, "speedscope": cmd_speedscope, "diff": cmd_diff,
+    "info": cmd_info,
+}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    out: Optional[TextIO] = None
+    try:
+        args = parser.parse_args(argv)
+        if not args.cmd:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        out = _open_out(args)
+        w = COMMANDS[args.cmd](args, out)
+        out.flush()
+        if w.info.truncated:
+            warn(w.info.truncated + "; results cover the data before "
+                 "that point")
+            return EXIT_INPUT
+        return EXIT_OK
+    except UsageError as err:
+        warn(str(err))
+        return EXIT_USAGE
+    except FtdError as err:
+        warn(str(err))
+        return err.code
+    except KeyboardInterrupt:
+        warn("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_OK
+    except RecursionError:
+        warn("input nests too deeply")
+        return EXIT_INPUT
+    except MemoryError:
+        warn("out of memory")
+        return EXIT_INPUT
+    except OSError as err:
+        if err.errno == errno.EPIPE:
+            _quiet_stdout()
+            return EXIT_OK
+        warn("I/O error: %s" % err)
+        return EXIT_INPUT
+    finally:
+        if out is not None and out is not sys.stdout:
+            try:
+                out.close()
+            except OSError:
+                pass
+
+
+def _quiet_stdout() -> None:
+    """After EPIPE, point stdout at /dev/null so that the interpreter's
+    final flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def run() -> None:
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    except Exception as err:  # last resort: never a traceback
+        sys.stderr.write("ftd: internal error: %s: %s\n" % (
+            type(err).__name__, err))
+        code = 70
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        _quiet_stdout()
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    if hasattr(signal, "SIGPIPE"):
+        pass
+    run()

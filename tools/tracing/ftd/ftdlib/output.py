@@ -1,0 +1,286 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Writers: tables (text, CSV, JSON), trees, folded stacks, Chrome
+trace-event JSON and speedscope JSON."""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
+                    Tuple)
+
+from .analysis import Timeline
+from .model import COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats
+
+FIELDS = ["function", "count", "total_us", "avg_us", "min_us", "max_us",
+          "local_us"]
+
+SORT_KEYS: Dict[str, Callable[[FuncStats], object]] = {
+    "function": lambda f: f.function,
+    "count": lambda f: f.count,
+    "total": lambda f: f.total,
+    "avg": lambda f: f.avg,
+    "min": lambda f: f.min if f.count else 0,
+    "max": lambda f: f.max,
+    "local": lambda f: f.local,
+}
+SORT_ALIASES = {"name": "function", "func": "function", "calls": "count",
+                "call": "count", "self": "local", "average": "avg",
+                "time": "total"}
+
+
+def us(ns: float) -> float:
+    return round(ns / 1000.0, 3)
+
+
+def fmt_us(ns: float) -> str:
+    return "%.3f" % (ns / 1000.0)
+
+
+def parse_sort(spec: str) -> List[str]:
+    keys = []
+    for k in spec.split(","):
+        k = k.strip().lower()
+        k = SORT_ALIASES.get(k, k)
+        if k.endswith("_us"):
+            k = k[:-3]
+        if k not in SORT_KEYS:
+            raise FtdError("unknown sort key %r (use one of: %s)" % (
+                k, ", ".join(SORT_KEYS)), 2)
+        keys.append(k)
+    return keys
+
+
+def sort_stats(rows: List[FuncStats], keys: Sequence[str],
+               reverse: bool = False) -> List[FuncStats]:
+    """Numbers sort large first, names A to Z; --reverse flips."""
+    out = sorted(rows, key=lambda f: f.function)
+    for k in reversed(keys):
+        desc = k != "function"
+        if reverse:
+            desc = not desc
+        out.sort(key=SORT_KEYS[k], reverse=desc)  # type: ignore[arg-type]
+    return out
+
+
+def row_values(f: FuncStats) -> List[object]:
+    return [f.function, f.count, us(f.total), us(f.avg),
+            us(f.min if f.count else 0), us(f.max), us(f.local)]
+
+
+def write_table(out: TextIO, rows: Sequence[FuncStats], fmt: str,
+                extra: Optional[Dict[str, str]] = None,
+                extra_title: str = "") -> None:
+    if fmt == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(FIELDS)
+        for f in rows:
+            v = row_values(f)
+            w.writerow([v[0], v[1]] + ["%.3f" % x for x in v[2:]])
+        return
+    if fmt == "json":
+        out.write(json.dumps([dict(zip(FIELDS, row_values(f)))
+                              for f in rows], indent=1))
+        out.write("\n")
+        return
+    head = ["Function", "Count", "Total(us)", "Avg(us)", "Min(us)",
+            "Max(us)", "Local(us)"]
+    cells = [[f.function, str(f.count), fmt_us(f.total), fmt_us(f.avg),
+              fmt_us(f.min if f.count else 0), fmt_us(f.max),
+              fmt_us(f.local)] for f in rows]
+    widths = [max([len(head[i])] + [len(c[i]) for c in cells])
+              for i in range(len(head))]
+    widths[0] = min(widths[0], 48)
+    line = "%-*s" % (widths[0], head[0]) + "".join(
+        " %*s" % (widths[i], head[i]) for i in range(1, len(head)))
+    if extra is not None:
+        line += "  " + extra_title
+    out.write(line.rstrip() + "\n")
+    out.write("-" * len(line.rstrip()) + "\n")
+    for f, c in zip(rows, cells):
+        s = "%-*s" % (widths[0], c[0]) + "".join(
+            " %*s" % (widths[i], c[i]) for i in range(1, len(head)))
+        if extra is not None:
+            s += "  " + extra.get(f.function, "")
+        out.write(s.rstrip() + "\n")
+
+
+def write_diff(out: TextIO, rows: Sequence[Tuple[str, FuncStats,
+                                                  FuncStats]],
+               fmt: str) -> None:
+    fields = ["function", "count_a", "count_b", "count_diff",
+              "total_us_a", "total_us_b", "total_us_diff", "avg_us_a",
+              "avg_us_b", "avg_us_diff"]
+    table = []
+    for name, a, b in rows:
+        table.append([name, a.count, b.count, b.count - a.count,
+                      us(a.total), us(b.total), us(b.total - a.total),
+                      us(a.avg), us(b.avg), us(b.avg - a.avg)])
+    if fmt == "csv":
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(fields)
+        for r in table:
+            w.writerow(r[:4] + ["%.3f" % x for x in r[4:]])  # type: ignore
+        return
+    if fmt == "json":
+        out.write(json.dumps([dict(zip(fields, r)) for r in table],
+                             indent=1) + "\n")
+        return
+    head = ["Function", "Count A", "Count B", "Diff", "Total A(us)",
+            "Total B(us)", "Diff(us)", "Avg A(us)", "Avg B(us)",
+            "Diff(us)"]
+    cells = [[str(r[0]), str(r[1]), str(r[2]), "%+d" % r[3]] +
+             ["%.3f" % r[4], "%.3f" % r[5], "%+.3f" % r[6],  # type: ignore
+              "%.3f" % r[7], "%.3f" % r[8], "%+.3f" % r[9]]  # type: ignore
+             for r in table]
+    widths = [max([len(head[i])] + [len(c[i]) for c in cells])
+              for i in range(len(head))]
+    widths[0] = min(widths[0], 48)
+    for row in [head] + cells:
+        out.write(("%-*s" % (widths[0], row[0]) + "".join(
+            " %*s" % (widths[i], row[i]) for i in range(1, len(row)))
+        ).rstrip() + "\n")
+
+
+def write_tree(out: TextIO, top: list, max_depth: Optional[int],
+               min_ns: int, sort: str = "total") -> None:
+    """uftrace-graph style: TOTAL : (CALLS) name, children indented."""
+    out.write("# %12s %12s %9s  %s\n" % ("TOTAL(us)", "LOCAL(us)",
+                                        "CALLS", "FUNCTION"))
+
+    def key(n: list) -> object:
+        if sort == "count":
+            return -n[COUNT]
+        if sort == "function":
+            return n[NAME]
+        return -n[TOTAL]
+
+    # iterative pre-order walk with the guide prefix
+    stack: List[Tuple[list, str, bool, int]] = []
+    if top[NAME]:
+        stack.append((top, "", True, 0))
+        first_is_root = True
+    else:
+        kids = sorted(top[KIDS].values(), key=key)  # type: ignore
+        for i, k in reversed(list(enumerate(kids))):
+            stack.append((k, "", True, 0))
+        first_is_root = False
+    while stack:
+        n, prefix, last, depth = stack.pop()
+        if depth and n[TOTAL] < min_ns:
+            continue
+        guide = ""
+        if depth:
+            guide = prefix + ("`-" if last else "+-")
+        out.write("  %12s %12s %9d  %s%s\n" % (
+            fmt_us(n[TOTAL]), fmt_us(n[LOCAL]), n[COUNT], guide, n[NAME]))
+        if max_depth is not None and depth >= max_depth:
+            continue
+        kids = [k for k in n[KIDS].values() if k[TOTAL] >= min_ns
+                or k[COUNT]]
+        kids.sort(key=key)  # type: ignore
+        child_prefix = prefix + ("  " if last else "| ") if depth else ""
+        for i in range(len(kids) - 1, -1, -1):
+            stack.append((kids[i], child_prefix, i == len(kids) - 1,
+                          depth + 1))
+    del first_is_root
+
+
+def write_folded(out: TextIO, items: Sequence[Tuple[str, int]],
+                 weight: str) -> None:
+    for stack, v in items:
+        if weight == "time":
+            out.write("%s %.3f\n" % (stack, v / 1000.0))
+        elif weight == "ns":
+            out.write("%s %d\n" % (stack, v))
+        else:
+            out.write("%s %d\n" % (stack, v))
+
+
+def _track_ids(tl: Timeline) -> Dict[str, Tuple[int, int, str]]:
+    """(pid, tid, label) for every track.  By task: one process, one
+    thread per task; by CPU: one thread per CPU."""
+    ids: Dict[str, Tuple[int, int, str]] = {}
+    for i, track in enumerate(sorted(tl.tracks, key=_track_order)):
+        label = track.split("/")[0] if tl.by == "task" else track
+        if tl.by == "task" and "/" in track:
+            label += " (CPU %s)" % track.split("/")[1]
+        ids[track] = (1, i + 1, label)
+    return ids
+
+
+def _track_order(track: str) -> Tuple[int, str]:
+    pid = track.split("/")[0].rpartition("-")[2]
+    try:
+        return int(pid), track
+    except ValueError:
+        return 1 << 30, track
+
+
+def write_chrome(out: TextIO, tl: Timeline) -> None:
+    """Chrome trace-event JSON, complete ("X") events, µs units."""
+    base = tl.start if tl.start != (1 << 62) else 0
+    ids = _track_ids(tl)
+    out.write('{"displayTimeUnit":"ns","otherData":{"generator":"ftd",'
+              '"time_origin_ns":%d},"traceEvents":[\n' % base)
+    first = True
+
+    def emit(obj: str) -> None:
+        nonlocal first
+        out.write(obj if first else ",\n" + obj)
+        first = False
+
+    emit(json.dumps({"ph": "M", "name": "process_name", "pid": 1,
+                     "tid": 0, "args": {"name": "kernel"}}))
+    for track, (pid, tid, label) in ids.items():
+        emit(json.dumps({"ph": "M", "name": "thread_name", "pid": pid,
+                         "tid": tid, "args": {"name": label}}))
+        emit(json.dumps({"ph": "M", "name": "thread_sort_index",
+                         "pid": pid, "tid": tid, "args": {"sort_index":
+                                                          tid}}))
+    names = [json.dumps(n) for n in tl.name_list]
+    for track, (pid, tid, label) in ids.items():
+        for st, en, lvl, fid in tl.nested(track):
+            emit('{"name":%s,"ph":"X","ts":%.3f,"dur":%.3f,"pid":%d,'
+                 '"tid":%d}' % (names[fid], (st - base) / 1000.0,
+                                (en - st) / 1000.0, pid, tid))
+    out.write("\n]}\n")
+
+
+def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
+    """speedscope evented profiles, one per track, in µs."""
+    base = tl.start if tl.start != (1 << 62) else 0
+    ids = _track_ids(tl)
+    profiles = []
+    for track, (pid, tid, label) in ids.items():
+        events: List[Dict[str, object]] = []
+        stack: List[List[int]] = []
+        recs = tl.nested(track)
+        for rec in recs:
+            while stack and stack[-1][2] >= rec[2]:
+                top = stack.pop()
+                events.append({"type": "C", "frame": top[3],
+                               "at": (top[1] - base) / 1000.0})
+            events.append({"type": "O", "frame": rec[3],
+                           "at": (rec[0] - base) / 1000.0})
+            stack.append(rec)
+        while stack:
+            top = stack.pop()
+            events.append({"type": "C", "frame": top[3],
+                           "at": (top[1] - base) / 1000.0})
+        if not events:
+            continue
+        profiles.append({
+            "type": "evented", "name": label, "unit": "microseconds",
+            "startValue": events[0]["at"], "endValue": events[-1]["at"],
+            "events": events})
+    doc = {
+        "$schema": "https://www.speedscope.app/file-format-schema.json",
+        "shared": {"frames": [{"name": n} for n in tl.name_list]},
+        "profiles": profiles,
+        "name": name,
+        "activeProfileIndex": 0,
+        "exporter": "ftd",
+    }
+    json.dump(doc, out, separators=(",", ":"))
+    out.write("\n")
