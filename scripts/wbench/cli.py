@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import build, guest
+from . import build, export, guest, selftest
 from .common import WorkbenchError, log
 
 # Modules that define further subcommands with add_parser(subparsers).
-SUBCOMMAND_MODULES: list = []  # type: ignore[type-arg]
+SUBCOMMAND_MODULES = [selftest, export]
 
 
 def cmd_build(args: argparse.Namespace) -> int:

@@ -128,7 +128,15 @@ TickHook = Callable[[], Optional[str]]
 
 def _input_tar(path: Path, job: str, token: str, config: KernelConfig,
                files: Dict[str, Path]) -> None:
-    with tarfile.open(path, "w", format=tarfile.GNU_FORMAT) as tar:
+    def no_links_out(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
+        # modules_install may leave build/source links to the host tree.
+        if re.fullmatch(r"lib/modules/[^/]+/(build|source)", info.name):
+            return None
+        return info
+
+    # Dereference: the prepared tree links its new files into this repo.
+    with tarfile.open(path, "w", format=tarfile.GNU_FORMAT,
+                      dereference=True) as tar:
         def add_bytes(name: str, data: bytes, mode: int = 0o644) -> None:
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -139,7 +147,7 @@ def _input_tar(path: Path, job: str, token: str, config: KernelConfig,
         add_bytes(".token", token.encode())
         mods = config.modules_dir / "lib" / "modules"
         if mods.is_dir():
-            tar.add(mods, arcname="lib/modules")
+            tar.add(mods, arcname="lib/modules", filter=no_links_out)
         for dest, src in files.items():
             tar.add(src, arcname=dest)
     # A block device must be a whole number of sectors.

@@ -93,11 +93,13 @@ def _patch(tree: Path, name: str, text: str, reverse: bool = False) -> None:
 
 
 class Preparer:
-    def __init__(self, tree: Path, copy: bool = False) -> None:
+    def __init__(self, tree: Path, copy: bool = False,
+                 repo: Path = REPO) -> None:
         self.tree = tree.resolve()
         self.copy = copy
+        self.repo = repo
         self.version = check_version(self.tree)
-        self.series = read_series()
+        self.series = read_series(repo)
         self.state = State.load(self.tree)
 
     def plan(self, from_base: bool = False) -> Tuple[List[Tuple[str, str]],
@@ -165,7 +167,7 @@ class Preparer:
                 for rel in patch.new_files:
                     (scratch / "b" / rel).parent.mkdir(parents=True,
                                                        exist_ok=True)
-                    shutil.copy2(REPO / rel, scratch / "b" / rel)
+                    shutil.copy2(self.repo / rel, scratch / "b" / rel)
             proc = subprocess.run(["diff", "-urN", "a", "b"], cwd=scratch,
                                   capture_output=True, text=True)
             if proc.returncode > 1:
@@ -202,7 +204,7 @@ class Preparer:
             del self.state.files[rel]
         mode = "copy" if self.copy else "link"
         for rel in sorted(wanted):
-            src, dest = REPO / rel, self.tree / rel
+            src, dest = self.repo / rel, self.tree / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             if self.copy:
                 if dest.is_symlink():
@@ -219,8 +221,8 @@ class Preparer:
 
 
 def prepare_kernel(tree: Path, copy: bool = False, dry_run: bool = False,
-                   outpatch: Optional[Path] = None) -> None:
-    preparer = Preparer(tree, copy=copy)
+                   outpatch: Optional[Path] = None, repo: Path = REPO) -> None:
+    preparer = Preparer(tree, copy=copy, repo=repo)
     if outpatch is not None:
         preparer.write_outpatch(outpatch)
     elif dry_run:

@@ -4,7 +4,8 @@
 patches/series lists the patches in the order they apply.  A line that
 is not indented names a patch file in patches/.  The indented lines
 under it name the new files, at their in-tree paths in this repository,
-that belong to that patch.  Every new file belongs to exactly one patch.
+that belong to that patch; a path ending in "/" names every new file
+under that directory.  Every new file belongs to exactly one patch.
 """
 
 from __future__ import annotations
@@ -12,12 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List
 
 from .common import REPO, WorkbenchError
-
-PATCH_DIR = REPO / "patches"
-SERIES_FILE = PATCH_DIR / "series"
 
 # Top-level directories of a kernel tree.  Files under these in this
 # repository are new kernel files; everything else is the workbench.
@@ -42,11 +40,8 @@ def touched_files(patch_text: str) -> List[str]:
 @dataclass
 class Patch:
     name: str
+    path: Path
     new_files: List[str] = field(default_factory=list)
-
-    @property
-    def path(self) -> Path:
-        return PATCH_DIR / self.name
 
     def text(self) -> str:
         return self.path.read_text()
@@ -89,15 +84,15 @@ class PatchHeader:
         return cls(author, subject, "\n".join(body).strip() + "\n")
 
 
-def new_files() -> List[str]:
+def new_files(repo: Path = REPO) -> List[str]:
     """The new kernel files this repository holds, as in-tree paths."""
     found: List[str] = []
     for top in KERNEL_DIRS:
-        root = REPO / top
+        root = repo / top
         if not root.is_dir():
             continue
         for path in sorted(root.rglob("*")):
-            rel = path.relative_to(REPO)
+            rel = path.relative_to(repo)
             if (path.is_dir() or IGNORED_PARTS & set(rel.parts)
                     or path.name.endswith(IGNORED_SUFFIXES)):
                 continue
@@ -105,18 +100,18 @@ def new_files() -> List[str]:
     return found
 
 
-def read_series(series_file: Optional[Path] = None) -> List[Patch]:
+def read_series(repo: Path = REPO) -> List[Patch]:
     """Parse patches/series and check it against the repository."""
-    series_file = series_file or SERIES_FILE
+    series_file = repo / "patches" / "series"
     patches: List[Patch] = []
-    owner = {}
+    owner: Dict[str, str] = {}
     for lineno, raw in enumerate(series_file.read_text().splitlines(), 1):
-        where = f"{series_file.relative_to(REPO)}:{lineno}"
+        where = f"patches/series:{lineno}"
         line = raw.split("#", 1)[0].rstrip()
         if not line.strip():
             continue
         if not line[0].isspace():
-            patch = Patch(line.strip())
+            patch = Patch(line.strip(), repo / "patches" / line.strip())
             if not patch.path.is_file():
                 raise WorkbenchError(f"{where}: no such patch: "
                                      f"patches/{patch.name}")
@@ -127,13 +122,22 @@ def read_series(series_file: Optional[Path] = None) -> List[Patch]:
         if not patches:
             raise WorkbenchError(f"{where}: a new file before any patch")
         rel = line.strip()
-        if not (REPO / rel).is_file():
+        if rel.endswith("/"):
+            # A directory: every new file under it.
+            members = [f for f in new_files(repo) if f.startswith(rel)]
+            if not members:
+                raise WorkbenchError(f"{where}: no new files under {rel}")
+        elif (repo / rel).is_file():
+            members = [rel]
+        else:
             raise WorkbenchError(f"{where}: no such new file: {rel}")
-        if rel in owner:
-            raise WorkbenchError(f"{where}: {rel} is already in {owner[rel]}")
-        owner[rel] = patches[-1].name
-        patches[-1].new_files.append(rel)
-    unassigned = [f for f in new_files() if f not in owner]
+        for member in members:
+            if member in owner:
+                raise WorkbenchError(f"{where}: {member} is already in "
+                                     f"{owner[member]}")
+            owner[member] = patches[-1].name
+            patches[-1].new_files.append(member)
+    unassigned = [f for f in new_files(repo) if f not in owner]
     if unassigned:
         raise WorkbenchError(
             "new files that patches/series assigns to no patch:\n  " +

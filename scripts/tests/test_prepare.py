@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The apply step on a small tree shaped like Linux 6.12, with real patch(1)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from wbench.common import WorkbenchError  # noqa: E402
+from wbench.prepare import STATE_DIR, prepare_kernel  # noqa: E402
+from wbench.series import read_series  # noqa: E402
+
+FOO = "int foo(void)\n{\n\treturn 1;\n}\n" + "".join(
+    f"int line{i};\n" for i in range(20))
+
+
+def make_patch(name: str, subject: str, old: str, new: str) -> str:
+    return (f"From 0000 Mon Sep 17 00:00:00 2001\n"
+            f"From: A Developer <dev@example.org>\n"
+            f"Subject: [PATCH] {subject}\n\n"
+            f"Body of {name}.\n\nSigned-off-by: A Developer <dev@example.org>\n"
+            f"---\n"
+            f"diff --git a/kernel/foo.c b/kernel/foo.c\n"
+            f"--- a/kernel/foo.c\n+++ b/kernel/foo.c\n"
+            "@@ -1,5 +1,5 @@\n int foo(void)\n {\n"
+            f"-\t{old}\n+\t{new}\n }}\n int line0;\n")
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Path]:
+    tree = tmp_path / "linux"
+    (tree / "kernel").mkdir(parents=True)
+    (tree / "Makefile").write_text("VERSION = 6\nPATCHLEVEL = 12\n"
+                                   "SUBLEVEL = 117\nEXTRAVERSION =\n")
+    (tree / "kernel" / "foo.c").write_text(FOO)
+    repo = tmp_path / "repo"
+    (repo / "patches").mkdir(parents=True)
+    (repo / "kernel").mkdir()
+    (repo / "kernel" / "bar.c").write_text("int bar;\n")
+    (repo / "patches" / "0001-foo.patch").write_text(
+        make_patch("0001", "kernel: Return two", "return 1;", "return 2;"))
+    (repo / "patches" / "series").write_text(
+        "# test series\n0001-foo.patch\n\tkernel/bar.c\n")
+    return tree, repo
+
+
+def test_apply_links_new_files_and_is_idempotent(setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    prepare_kernel(tree, repo=repo)
+    assert "return 2;" in (tree / "kernel/foo.c").read_text()
+    bar = tree / "kernel/bar.c"
+    assert bar.is_symlink() and os.readlink(bar) == str(repo / "kernel/bar.c")
+    before = (tree / "kernel/foo.c").stat().st_mtime_ns
+    prepare_kernel(tree, repo=repo)
+    assert (tree / "kernel/foo.c").stat().st_mtime_ns == before
+    assert (tree / "kernel/foo.c").read_text().count("return 2;") == 1
+
+
+def test_changed_patch_is_reverted_then_reapplied(setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    prepare_kernel(tree, repo=repo)
+    (repo / "patches" / "0001-foo.patch").write_text(
+        make_patch("0001", "kernel: Return three", "return 1;", "return 3;"))
+    prepare_kernel(tree, repo=repo, copy=True)
+    text = (tree / "kernel/foo.c").read_text()
+    assert "return 3;" in text and "return 2;" not in text
+    bar = tree / "kernel/bar.c"
+    assert not bar.is_symlink() and bar.read_text() == "int bar;\n"
+
+
+def test_broken_patch_names_patch_file_and_hunk(setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    (repo / "patches" / "0002-bad.patch").write_text(
+        make_patch("0002", "kernel: Broken", "return 42;", "return 43;"))
+    (repo / "patches" / "series").write_text(
+        "0001-foo.patch\n\tkernel/bar.c\n0002-bad.patch\n")
+    with pytest.raises(WorkbenchError) as err:
+        prepare_kernel(tree, repo=repo)
+    msg = str(err.value)
+    assert "patches/0002-bad.patch does not apply" in msg
+    assert "kernel/foo.c" in msg and "Hunk #1 FAILED" in msg
+    # The dry run failed first, so nothing in the tree changed.
+    assert (tree / "kernel/foo.c").read_text() == FOO
+    assert not (tree / "kernel/bar.c").exists()
+    assert not (tree / STATE_DIR).exists()
+
+
+def test_outpatch_leaves_tree_alone(setup: tuple[Path, Path], tmp_path: Path) -> None:
+    tree, repo = setup
+    out = tmp_path / "all.diff"
+    prepare_kernel(tree, repo=repo, outpatch=out)
+    diff = out.read_text()
+    assert "+\treturn 2;" in diff and "+int bar;" in diff
+    assert (tree / "kernel/foo.c").read_text() == FOO
+    # The combined diff recreates the prepared tree with patch(1).
+    os.system(f"patch -s -p1 -d {tree} < {out}")
+    assert "return 2;" in (tree / "kernel/foo.c").read_text()
+    assert (tree / "kernel/bar.c").read_text() == "int bar;\n"
+
+
+def test_dry_run_changes_nothing(setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    prepare_kernel(tree, repo=repo, dry_run=True)
+    assert (tree / "kernel/foo.c").read_text() == FOO
+    assert not (tree / STATE_DIR).exists()
+
+
+def test_other_version_is_refused(setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    (tree / "Makefile").write_text("VERSION = 6\nPATCHLEVEL = 6\n"
+                                   "SUBLEVEL = 60\nEXTRAVERSION =\n")
+    with pytest.raises(WorkbenchError, match=r"is Linux 6\.6\.60.*6\.12\.y"):
+        prepare_kernel(tree, repo=repo)
+
+
+def test_unassigned_new_file_is_an_error(setup: tuple[Path, Path]) -> None:
+    _, repo = setup
+    (repo / "kernel" / "stray.c").write_text("int stray;\n")
+    with pytest.raises(WorkbenchError, match="kernel/stray.c"):
+        read_series(repo)
+
+
+def test_new_file_that_exists_upstream_is_refused(setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    (tree / "kernel" / "bar.c").write_text("upstream\n")
+    with pytest.raises(WorkbenchError, match="not one of this project's"):
+        prepare_kernel(tree, repo=repo)
+    assert (tree / "kernel/bar.c").read_text() == "upstream\n"
+
+
+def test_directory_entry_takes_every_file(setup: tuple[Path, Path]) -> None:
+    _, repo = setup
+    (repo / "kernel" / "sub").mkdir()
+    (repo / "kernel" / "sub" / "a.c").write_text("int a;\n")
+    (repo / "patches" / "series").write_text(
+        "0001-foo.patch\n\tkernel/bar.c\n\tkernel/sub/\n")
+    assert read_series(repo)[0].new_files == ["kernel/bar.c", "kernel/sub/a.c"]

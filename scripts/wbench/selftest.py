@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Run upstream ftracetest, plus this project's .tc cases, in the guest.
+
+ftracetest runs directly in the guest, one test file per invocation, so
+that each result is reported on the console as soon as it is known.  If
+a test hangs, panics the kernel or oopses it, the test is recorded as
+HANG, PANIC or OOPS and the guest is booted again for the tests left.
+
+The stock kernel's results are kept in scripts/expected/.  On any other
+config a test that passes on stock and does not pass there is a
+regression, and each of this project's own .tc cases must pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from . import build, guest
+from .common import REPO, SCRIPTS, WorkbenchError, cache_dir, log
+from .series import new_files
+
+FTRACE_DIR = "tools/testing/selftests/ftrace"
+EXPECTED = SCRIPTS / "expected" / "ftracetest-stock.txt"
+CI_SKIP = SCRIPTS / "expected" / "ftracetest-ci-skip.txt"
+RESULTS = ("PASS", "FAIL", "UNRESOLVED", "UNTESTED", "UNSUPPORTED", "XFAIL",
+           "UNDEFINED")
+# Kinds of result the workbench adds when a test takes the guest down.
+CRASHES = ("HANG", "PANIC", "OOPS")
+GOOD = ("PASS",)
+
+JOB = r"""
+cd /in/ftrace || exit 1
+mkdir -p /out/logs
+for t in $(cat /in/tests); do
+	echo "wb-test-begin $t"
+	log=/out/logs/$(echo "$t" | tr / _)
+	./ftracetest -l "$log" "test.d/$t" > /tmp/ft.out 2>&1
+	rc=$?
+	grep -E '\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]$' \
+		/tmp/ft.out | while IFS= read -r line; do
+		case "$line" in
+		*"(instance)"*) name="$t(instance)" ;;
+		*) name="$t" ;;
+		esac
+		r=${line##*[}
+		echo "wb-test-result $name ${r%]}"
+	done
+	cat /tmp/ft.out >> /out/ftracetest.out
+	echo "wb-test-end $t $rc"
+done
+exit 0
+"""
+
+RESULT_RE = re.compile(r"wb-test-result (\S+) ([A-Z]+)\s*$")
+BEGIN_RE = re.compile(r"wb-test-begin (\S+)")
+END_RE = re.compile(r"wb-test-end (\S+)")
+
+
+def all_tests(tree: Path) -> List[str]:
+    test_d = tree / FTRACE_DIR / "test.d"
+    return sorted(p.relative_to(test_d).as_posix()
+                  for p in test_d.rglob("*.tc"))
+
+
+def project_tests() -> List[str]:
+    prefix = FTRACE_DIR + "/test.d/"
+    return [f[len(prefix):] for f in new_files()
+            if f.startswith(prefix) and f.endswith(".tc")]
+
+
+@dataclass
+class Results:
+    results: Dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    boots: int = 0
+
+    def counts(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for r in self.results.values():
+            out[r] = out.get(r, 0) + 1
+        return out
+
+    def summary(self) -> str:
+        counts = self.counts()
+        order = list(RESULTS) + list(CRASHES)
+        return f"{len(self.results)} results: " + ", ".join(
+            f"{counts[r]} {r}" for r in order if r in counts)
+
+    def save(self, path: Path, header: List[str]) -> None:
+        lines = [f"# {h}" for h in header]
+        lines.append(f"# run time: {self.seconds:.0f} s in {self.boots} "
+                     f"boot(s); {self.summary()}")
+        lines += [f"{name}\t{res}" for name, res in sorted(self.results.items())]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(lines) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> "Results":
+        res = cls()
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, sep, result = line.partition("\t")
+            if not sep or result not in RESULTS + CRASHES:
+                raise WorkbenchError(f"{path}:{lineno}: want 'TEST<TAB>RESULT'")
+            res.results[name] = result
+        return res
+
+
+class Watcher:
+    """Follows the console of one boot and records results as they come."""
+
+    def __init__(self, results: Results, per_test_timeout: float) -> None:
+        self.results = results
+        self.per_test_timeout = per_test_timeout
+        self.current: Optional[str] = None
+        self.started = 0.0
+        self.oopsed = False
+        self.done: List[str] = []
+
+    def line(self, text: str) -> Optional[str]:
+        m = BEGIN_RE.search(text)
+        if m:
+            self.current, self.started, self.oopsed = m.group(1), \
+                time.monotonic(), False
+            return None
+        m = RESULT_RE.search(text)
+        if m and self.current:
+            self.results.results[m.group(1)] = m.group(2)
+            return None
+        if guest.OOPS_RE.search(text) and self.current:
+            self.oopsed = True
+            return None
+        m = END_RE.search(text)
+        if m and self.current:
+            self.done.append(self.current)
+            if self.oopsed:
+                # The test finished, but the kernel it leaves is suspect:
+                # mark it and go on from a fresh boot.
+                self.mark("OOPS")
+                self.current = None
+                return "kernel oops during a test; rebooting for the rest"
+            self.current = None
+        return None
+
+    def tick(self) -> Optional[str]:
+        if self.current and \
+                time.monotonic() - self.started > self.per_test_timeout:
+            return (f"{self.current} ran longer than "
+                    f"{self.per_test_timeout:.0f} s")
+        return None
+
+    def mark(self, kind: str) -> None:
+        """Record a crash against the part of the current test it hit."""
+        assert self.current is not None
+        got = self.results.results
+        if kind == "OOPS":
+            for name in (self.current, self.current + "(instance)"):
+                if name in got or name == self.current:
+                    got[name] = kind
+        elif self.current in got:
+            got[self.current + "(instance)"] = kind
+        else:
+            got[self.current] = kind
+
+
+def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
+              per_test_timeout: float, out_dir: Path) -> Results:
+    tree = build.source_tree(config)
+    ftrace = tree / FTRACE_DIR
+    results = Results()
+    start = time.monotonic()
+    left = list(tests)
+    while left:
+        results.boots += 1
+        watcher = Watcher(results, per_test_timeout)
+        listing = out_dir / f"tests-{results.boots}.txt"
+        listing.parent.mkdir(parents=True, exist_ok=True)
+        listing.write_text("\n".join(left) + "\n")
+        res = guest.boot(config, JOB, files={"ftrace": ftrace,
+                                             "tests": listing},
+                         out_dir=out_dir / f"boot-{results.boots}", smp=smp,
+                         timeout=per_test_timeout * len(left) + 120,
+                         on_line=watcher.line, on_tick=watcher.tick,
+                         log_path=out_dir / f"console-{results.boots}.log")
+        left = [t for t in left if t not in watcher.done]
+        if not res.failure:
+            break
+        if watcher.current is not None:
+            kind = "PANIC" if "panic" in res.failure else "HANG"
+            if "oops" in res.failure.lower() or watcher.oopsed:
+                kind = "OOPS" if kind != "PANIC" else kind
+            log(f"selftest: {watcher.current}: {kind} ({res.failure})")
+            watcher.mark(kind)
+            left.remove(watcher.current)
+        elif "rebooting" not in res.failure:
+            res.report()
+            raise WorkbenchError(f"the guest failed outside any test: "
+                                 f"{res.failure}")
+    results.seconds = time.monotonic() - start
+    return results
+
+
+def compare(expected: Results, got: Results, own: List[str]) -> List[str]:
+    """What counts as a failure of got against stock's expected results."""
+    problems = []
+    for name, was in sorted(expected.results.items()):
+        now = got.results.get(name)
+        if now is None:
+            continue
+        if was in GOOD and now not in GOOD:
+            problems.append(f"regression: {name}: {was} on stock, {now} here")
+    for test in own:
+        for name in (test, test + "(instance)"):
+            now = got.results.get(name)
+            if now is not None and now not in GOOD:
+                problems.append(f"project test failed: {name}: {now}")
+        if test not in got.results:
+            problems.append(f"project test did not run: {test}")
+    return problems
+
+
+def select(tree: Path, patterns: List[str], ci: bool) -> List[str]:
+    tests = all_tests(tree)
+    if patterns:
+        tests = [t for t in tests if any(fnmatch.fnmatch(t, p)
+                                         for p in patterns)]
+        if not tests:
+            raise WorkbenchError(f"no test matches {' '.join(patterns)}")
+    if ci and CI_SKIP.exists():
+        skip = [line.split("#", 1)[0].strip()
+                for line in CI_SKIP.read_text().splitlines()]
+        tests = [t for t in tests if t not in skip]
+    return tests
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    config = build.build(args.config)
+    tree = build.source_tree(config)
+    tests = select(tree, args.tests, args.set == "ci")
+    out_dir = Path(args.out) if args.out else \
+        cache_dir() / "selftest" / args.config
+    log(f"selftest: {len(tests)} ftracetest files on {args.config}, "
+        f"-smp {args.smp}; logs in {out_dir}")
+    got = run_tests(config, tests, args.smp, args.test_timeout, out_dir)
+    got.save(out_dir / "results.txt",
+             [f"ftracetest on {args.config}, -smp {args.smp}, TCG"])
+    log(f"selftest: {got.summary()} in {got.seconds:.0f} s")
+    if args.save_expected:
+        if args.config != "stock" or args.tests:
+            raise WorkbenchError("--save-expected wants the full stock run")
+        got.save(EXPECTED, [
+            "ftracetest results of the stock kernel: Linux 6.12.117, ARM "
+            "mode, qemu-system-arm -M virt -cpu cortex-a15 "
+            f"-smp {args.smp}, TCG",
+            "written by: scripts/workbench selftest stock --save-expected"])
+        log(f"selftest: saved {EXPECTED.relative_to(REPO)}")
+        return 0
+    if not EXPECTED.exists():
+        raise WorkbenchError(f"{EXPECTED} is missing: run "
+                             "scripts/workbench selftest stock --save-expected")
+    own = [t for t in project_tests() if t in tests]
+    problems = compare(Results.load(EXPECTED), got, own)
+    for p in problems:
+        log(f"selftest: {p}")
+    log(f"selftest: {len(problems)} problem(s) against the stock results")
+    return 1 if problems else 0
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("selftest", help="run ftracetest in the guest",
+                       description="Run upstream ftracetest and this "
+                       "project's .tc cases on CONFIG in the guest, and "
+                       "compare with the stock kernel's expected results.")
+    p.add_argument("config")
+    p.add_argument("--set", choices=("full", "ci"), default="full",
+                   help="ci leaves out the tests listed in "
+                   "scripts/expected/ftracetest-ci-skip.txt")
+    p.add_argument("--smp", type=int, default=2)
+    p.add_argument("--test-timeout", type=float, default=300,
+                   help="seconds one test file may take (300)")
+    p.add_argument("--out", help="where logs and results go")
+    p.add_argument("--save-expected", action="store_true",
+                   help="record this (stock) run as the expected results")
+    p.add_argument("tests", nargs="*", metavar="GLOB",
+                   help="test files under test.d/ to run (default: all)")
+    p.set_defaults(func=cmd_selftest)
