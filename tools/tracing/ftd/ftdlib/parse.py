@@ -283,7 +283,8 @@ class Walker:
         newtask = self._task
         pending = self._pending
         n = self.lineno
-        entries = leaves = returns = 0
+        entries = leaves = returns = orphans = 0
+        maxdepth = info.max_depth
         last_ts = ""
         lastcpu = ""
         cpuset = self.cpuset
@@ -329,6 +330,8 @@ class Walker:
                     node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
                 stack.append([name, depth, 0, ts, node, cpu])
                 entries += 1
+                if depth > maxdepth:
+                    maxdepth = depth
                 continue
             if c == ";":
                 name = body[:-3]
@@ -354,6 +357,8 @@ class Walker:
                     node[5] = d
                 node[6] += d
                 leaves += 1
+                if depth > maxdepth:
+                    maxdepth = depth
                 continue
             if c == "}" and stack and stack[-1][1] == depth:
                 fr = stack.pop()
@@ -364,6 +369,42 @@ class Walker:
                 fr = stack.pop()
                 d = int(float(dur) * 1000 + 0.5)
                 info.tail = True
+            elif c == "/" and body[0] == "}" and not stack and dur:
+                # exits-only output (tracing_thresh) and the returns at
+                # the start of a trace, whose entries were overwritten
+                name = body[5:-3]
+                if " = " in name:
+                    name = name.partition(" = ")[0]
+                    info.retval = True
+                d = int(float(dur) * 1000 + 0.5)
+                pend = st[1]
+                parent = pend.get(depth)
+                if parent is None:
+                    parent = pend[depth] = [None, {}, 0, 0, BIG, 0, 0]
+                kids = parent[1]
+                node = kids.get(name)
+                if node is None:
+                    node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
+                child_ns = 0
+                if len(pend) > 1:
+                    for k in [k for k in pend if k > depth]:
+                        sub = pend.pop(k)
+                        if k == depth + 1:
+                            child_ns = sub[3]
+                        if sub[1]:
+                            merge_kids(node[1], sub[1])
+                node[2] += 1
+                node[3] += d
+                if d < node[4]:
+                    node[4] = d
+                if d > node[5]:
+                    node[5] = d
+                node[6] += d - child_ns
+                parent[3] += d
+                orphans += 1
+                if depth > maxdepth:
+                    maxdepth = depth
+                continue
             else:
                 self.lineno = n
                 event(st, key, cpu, ts, depth, body, dur, line)
@@ -384,7 +425,10 @@ class Walker:
         self.lineno = n
         info.entries += entries
         info.leaves += leaves
-        info.returns += returns
+        info.returns += returns + orphans
+        info.orphan_returns += orphans
+        if maxdepth > info.max_depth:
+            info.max_depth = maxdepth
         if last_ts:
             self._note_ts(last_ts)
 
@@ -540,7 +584,13 @@ class Walker:
             stack.pop()
             info.missing_returns += 1
         if name is None:
+            # Unknown function, but its time was spent in the caller.
             info.unnamed_orphans += 1
+            d = self._duration(dur, "", "")
+            if stack:
+                stack[-1][2] += d
+            else:
+                self._pending(st, depth)[TOTAL] += d
             return
         d = self._duration(dur, "", "")
         info.orphan_returns += 1
@@ -677,6 +727,8 @@ class Walker:
         self.info.switches += 1
         if self.layout is not None and self.layout.proc:
             return
+        if self.layout is not None and not self.layout.cpu:
+            cpu = ""
         pk = prev if prev[-2:] != "-0" else prev + "/" + cpu
         nk = nxt if nxt[-2:] != "-0" else nxt + "/" + cpu
         unknown = "?/" + cpu

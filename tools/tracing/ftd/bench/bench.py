@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Benchmark ftd's parser against the pm-graph sleepgraph.py parser loop
+and against `wc -l`, on one large trace built from the real traces.
+
+Each tool runs as its own child process; wall time comes from
+time.monotonic() around it and peak memory from os.wait4()'s ru_maxrss.
+Every tool reads the same uncompressed file, after one untimed warm-up
+read so that all of them find it in the page cache.
+
+    tools/tracing/ftd/bench/bench.py [--size-mb 216] [--runs 3]
+"""
+
+import argparse
+import lzma
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FTD = os.path.join(HERE, "..", "ftd")
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+TRACES = os.path.join(os.path.dirname(REPO), "shared", "traces")
+SLEEPGRAPH = os.path.join(REPO, ".cache", "src", "linux-source-6.12",
+                          "tools", "power", "pm-graph", "sleepgraph.py")
+
+# The sleepgraph loop: its function_graph line regex and one FTraceLine
+# per matching line, as in its loadTraceLog()/parseTraceLog().  The
+# stamp and event handling around it is left out, which only makes the
+# peer faster.
+SLEEPGRAPH_LOOP = r"""
+import importlib.util, re, sys
+spec = importlib.util.spec_from_file_location('sleepgraph', sys.argv[1])
+sg = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sg)
+tp = sg.TestProps()
+tp.setTracerType('function_graph')
+fmt = tp.ftrace_line_fmt
+n = calls = 0
+with open(sys.argv[2], 'r') as tf:
+    for line in tf:
+        line = line.replace('\r\n', '')
+        if line[0] == '#':
+            continue
+        m = re.match(fmt, line)
+        if not m:
+            continue
+        t = sg.FTraceLine(m.group('time'), m.group('msg'), m.group('dur'))
+        n += 1
+        if t.fcall:
+            calls += 1
+print(n, calls)
+"""
+
+
+def build(path, size_mb):
+    """Concatenate the abstime+cpu+proc traces (S3 then S2, the only ones
+    the sleepgraph regex accepts) until the file has size_mb MB."""
+    parts = []
+    for name in ("S3.txt.xz", "S2.txt.xz"):
+        src = os.path.join(TRACES, name)
+        with lzma.open(src, "rb") as f:
+            parts.append(f.read())
+    want = size_mb * 1000 * 1000
+    done = 0
+    with open(path, "wb") as out:
+        while done < want:
+            for p in parts:
+                out.write(p)
+                done += len(p)
+    return done
+
+
+def timed(cmd):
+    """Run cmd, return (seconds, peak RSS in MB, stdout)."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    if status != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), err.decode()[-2000:]))
+    return wall, ru.ru_maxrss / 1024.0, out.decode()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size-mb", type=int, default=216)
+    ap.add_argument("--runs", type=int, default=3,
+                    help="runs per tool; the best is reported")
+    ap.add_argument("--trace", help="use this trace instead of building")
+    ap.add_argument("--sleepgraph", default=SLEEPGRAPH)
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    tmp = None
+    if a.trace:
+        path = a.trace
+    else:
+        tmp = tempfile.mkdtemp(prefix="ftd-bench-")
+        path = os.path.join(tmp, "big.txt")
+        build(path, a.size_mb)
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:        # warm the page cache
+        lines = sum(1 for _ in f)
+    tools = [
+        ("wc -l", ["wc", "-l", path]),
+        ("sleepgraph loop (regex + FTraceLine)",
+         [sys.executable, "-c", SLEEPGRAPH_LOOP, a.sleepgraph, path]),
+        ("ftd report", [sys.executable, FTD, "report", "--no-progress",
+                        "-o", os.devnull, path]),
+        ("ftd folded", [sys.executable, FTD, "folded", "--no-progress",
+                        "-o", os.devnull, path]),
+    ]
+    if not os.path.exists(a.sleepgraph):
+        tools = [t for t in tools if not t[0].startswith("sleepgraph")]
+    res = {}
+    for name, cmd in tools:
+        best = None
+        for _ in range(a.runs):
+            wall, rss, _ = timed(cmd)
+            if best is None or wall < best[0]:
+                best = (wall, rss)
+        res[name] = best
+    print("Machine: %s, %d CPUs, %s, Python %s" % (
+        platform.machine(), os.cpu_count() or 0, platform.platform(),
+        platform.python_version()))
+    print("Input: %s, %.1f MB, %d lines (S3+S2 repeated)" % (
+        os.path.basename(path), size / 1e6, lines))
+    print("Method: each tool a child process, best of %d runs, wall time "
+          "(time.monotonic), peak RSS from wait4(); file in page cache."
+          % a.runs)
+    print()
+    print("| tool | time (s) | lines/s | MB/s | peak RSS (MB) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, (wall, rss) in res.items():
+        print("| %s | %.2f | %.0f K | %.1f | %.0f |" % (
+            name, wall, lines / wall / 1000, size / 1e6 / wall, rss))
+    print()
+    sg = res.get("sleepgraph loop (regex + FTraceLine)")
+    wc = res["wc -l"]
+    for name in ("ftd report", "ftd folded"):
+        w = res[name][0]
+        if sg:
+            print("%s: %.2fx faster than the sleepgraph loop, %.1fx the "
+                  "time of wc -l" % (name, sg[0] / w, w / wc[0]))
+        else:
+            print("%s: %.1fx the time of wc -l" % (name, w / wc[0]))
+    if tmp and not a.keep:
+        os.unlink(path)
+        os.rmdir(tmp)
+
+
+if __name__ == "__main__":
+    main()
