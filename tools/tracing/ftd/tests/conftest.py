@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared test setup: paths to ftd, the repository and the real traces."""
+
+import os
+import sys
+from pathlib import Path
+
+TESTS_DIR = Path(__file__).resolve().parent
+FTD_DIR = TESTS_DIR.parent
+REPO_ROOT = FTD_DIR.parent.parent.parent
+TRACES_DIR = REPO_ROOT.parent / "shared" / "traces"
+DATA_DIR = TESTS_DIR / "data"
+FTD = FTD_DIR / "ftd"
+
+for p in (str(FTD_DIR), str(TESTS_DIR)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
