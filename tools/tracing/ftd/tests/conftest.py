@@ -17,3 +17,23 @@ for p in (str(FTD_DIR), str(TESTS_DIR)):
         sys.path.insert(0, p)
 
 os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+
+
+import subprocess  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+def run_ftd(*args: str, stdin: bytes = b"", code: int = 0):  # type: ignore
+    p = subprocess.run([sys.executable, str(FTD)] + list(args),
+                       input=stdin, capture_output=True, timeout=300)
+    assert p.returncode == code, (p.returncode, p.stderr.decode())
+    assert b"Traceback" not in p.stderr
+    return p
+
+
+@pytest.fixture
+def ftd():  # type: ignore[no-untyped-def]
+    def call(*args: str) -> str:
+        return run_ftd(*args).stdout.decode()
+    return call
