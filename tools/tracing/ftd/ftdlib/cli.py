@@ -305,6 +305,9 @@ def load(path: str, a: argparse.Namespace, sink=None,  # type: ignore
                        "current_tracer set to function_graph" % (
                            info.name, info.lines))
     _report_problems(info, a.strict)
+    if not w.tasks:
+        raise FtdError("%s: no function calls found in %d lines" % (
+            info.name, info.lines))
     return w
 
 

@@ -102,6 +102,7 @@ def detect_layout(samples: Sequence[str]) -> Optional[Layout]:
             and not s.startswith(" ---") and not LOST_RE.match(s)]
     if not cand:
         return None
+    need = 1 if len(cand) < 4 else min(50, (len(cand) + 2) // 3)
     best: Optional[Layout] = None
     best_key = (0, 0)
     for lay in ALL_LAYOUTS:
@@ -109,7 +110,7 @@ def detect_layout(samples: Sequence[str]) -> Optional[Layout]:
         cols = sum(1 for v in (lay.abstime, lay.reltime, lay.cpu, lay.proc,
                                lay.lat, lay.duration) if v)
         key = (sc, cols)
-        if sc and key > best_key:
+        if sc >= need and key > best_key:
             best, best_key = lay, key
     return best
 

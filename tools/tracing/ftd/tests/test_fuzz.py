@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Mutated lines and random bytes: ftd must end cleanly, count what it
+could not read, and never print a traceback."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA_DIR, run_ftd
+from ftdlib.parse import Walker
+
+LINES = (DATA_DIR / "s3_head.txt").read_text().splitlines(True)
+LINES_LAT = (DATA_DIR / "s4_lat_head.txt").read_text().splitlines(True)
+
+
+def mutate(rnd: random.Random, line: str) -> str:
+    op = rnd.randrange(6)
+    i = rnd.randrange(len(line) + 1)
+    if op == 0:
+        return line[:i] + line[i + rnd.randrange(1, 20):]
+    if op == 1:
+        return line[:i] + rnd.choice("{}();|/* =>-#!+$@0123456789\t\r") + \
+            line[i:]
+    if op == 2:
+        return line[:i]
+    if op == 3:
+        return line.replace(" ", "", 1)
+    if op == 4:
+        return "".join(chr(rnd.randrange(1, 0x3000)) for _ in range(i))
+    return line * 2
+
+
+@settings(max_examples=80, deadline=None)
+@given(rnd=st.randoms(use_true_random=False), lat=st.booleans())
+def test_mutated_lines(rnd: random.Random, lat: bool) -> None:
+    src = LINES_LAT if lat else LINES
+    lines = list(src[:300])
+    for _ in range(rnd.randint(1, 30)):
+        j = rnd.randrange(len(lines))
+        lines[j] = mutate(rnd, lines[j])
+        if not lines[j].endswith("\n"):
+            lines[j] += "\n"
+    w = Walker()
+    info = w.feed_lines(lines)
+    assert info.malformed >= 0
+    assert len(info.malformed_lines) <= 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=4000))
+def test_random_text(data: bytes) -> None:
+    w = Walker()
+    w.feed_lines(data.decode("latin-1").splitlines(True))
+
+
+def test_cli_on_garbage(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rnd = random.Random(7)
+    lines = list(LINES)
+    for j in rnd.sample(range(len(lines)), 40):
+        lines[j] = mutate(rnd, lines[j]).rstrip("\n") + "\n"
+    p = tmp_path / "m.txt"
+    p.write_text("".join(lines))
+    for cmd in ("report", "folded", "chrome", "speedscope", "info",
+                "flamegraph", "flamechart", "tree"):
+        r = run_ftd(cmd, str(p), "-o", str(tmp_path / "out"))
+        assert b"malformed" in r.stderr
+    r = run_ftd("report", "--strict", str(p), code=3)
+    assert b"line" in r.stderr
+    q = tmp_path / "rand.bin"
+    q.write_bytes(bytes(rnd.randrange(256) for _ in range(20000)))
+    run_ftd("report", str(q), code=1)
+    t = tmp_path / "rand.txt"
+    t.write_text("".join(chr(rnd.randrange(32, 127)) if rnd.random() > 0.05
+                         else "\n" for _ in range(20000)))
+    r = run_ftd("report", str(t), code=1)
