@@ -75,4 +75,8 @@ def test_cli_on_garbage(tmp_path) -> None:  # type: ignore[no-untyped-def]
     t = tmp_path / "rand.txt"
     t.write_text("".join(chr(rnd.randrange(32, 127)) if rnd.random() > 0.05
                          else "\n" for _ in range(20000)))
-    r = run_ftd("report", str(t), code=1)
+    # random text: either nothing usable (exit 1) or a few lines that
+    # happen to parse; both end cleanly and report the junk
+    r = run_ftd("report", str(t), code=-1)
+    assert r.returncode in (0, 1)
+    assert b"malformed" in r.stderr or b"no function" in r.stderr
