@@ -7,17 +7,17 @@ import array
 import fnmatch
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL,
+from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, Node,
                     FuncStats, new_node)
 
-Roots = Dict[str, list]
+Roots = Dict[str, Node]
 
 
-def walk(node: list, path: Tuple[str, ...] = ()) -> Iterator[
-        Tuple[Tuple[str, ...], list]]:
+def walk(node: Node, path: Tuple[str, ...] = ()) -> Iterator[
+        Tuple[Tuple[str, ...], Node]]:
     """Yield (path, node) for every node below node, depth first.
     Iterative, so deep stacks do not hit the recursion limit."""
-    todo: List[Tuple[Tuple[str, ...], list]] = [
+    todo: List[Tuple[Tuple[str, ...], Node]] = [
         (path + (k,), n) for k, n in reversed(list(node[KIDS].items()))]
     while todo:
         p, n = todo.pop()
@@ -106,7 +106,7 @@ def top_callees(roots: Roots) -> Dict[str, Dict[str, int]]:
     return out
 
 
-def _add_tree(dst: list, src: list) -> None:
+def _add_tree(dst: Node, src: Node) -> None:
     dst[COUNT] += src[COUNT]
     dst[TOTAL] += src[TOTAL]
     if src[MIN] < dst[MIN]:
@@ -131,7 +131,7 @@ def _add_tree(dst: list, src: list) -> None:
             todo.append((dn, sn))
 
 
-def merged_tree(roots: Roots, func: Optional[str] = None) -> list:
+def merged_tree(roots: Roots, func: Optional[str] = None) -> Node:
     """One tree: all tasks merged; with func, the merged subtrees of the
     outermost calls of func (a recursive call is not counted twice)."""
     top = new_node(func or "")

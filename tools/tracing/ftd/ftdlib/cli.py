@@ -9,7 +9,8 @@ import json
 import os
 import signal
 import sys
-from typing import Callable, Dict, List, Optional, Sequence, TextIO
+from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
+                    Tuple)
 
 from . import VERSION
 from .analysis import (Timeline, backtraces, diff_stats, folded,
@@ -57,7 +58,7 @@ def _ns_from_us(text: str) -> int:
 
 
 def _int_list(text: str) -> List[int]:
-    out = []
+    out: List[int] = []
     for part in text.split(","):
         part = part.strip()
         if "-" in part:
@@ -391,7 +392,8 @@ def cmd_folded(a: argparse.Namespace, out: TextIO) -> Walker:
 def _hl(a: argparse.Namespace) -> Optional[List[str]]:
     if a.no_highlight:
         return []
-    return a.highlight
+    hl: Optional[List[str]] = a.highlight
+    return hl
 
 
 def cmd_flamegraph(a: argparse.Namespace, out: TextIO) -> Walker:
@@ -409,7 +411,8 @@ def cmd_flamegraph(a: argparse.Namespace, out: TextIO) -> Walker:
     return w
 
 
-def _timeline(a: argparse.Namespace, what: str) -> tuple:  # type: ignore
+def _timeline(a: argparse.Namespace,
+              what: str) -> Tuple[Walker, Timeline]:
     tl = Timeline(getattr(a, "tracks", "task"))
     w = load(a.trace, a, tl.sink, need_time=what)
     if not tl.tracks:

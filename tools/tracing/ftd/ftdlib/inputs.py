@@ -11,7 +11,7 @@ import os
 import sys
 import time
 import zlib
-from typing import IO, Iterator, List, Optional
+from typing import IO, Any, Iterator, List, Optional
 
 from .model import FtdError
 
@@ -87,7 +87,7 @@ class TraceInput:
                 self.name, err.strerror or err)) from None
         self.size = size
         head = self._peek(8)
-        stream: IO[bytes] = self.raw
+        stream: Any = self.raw
         for magic, kind in MAGICS:
             if head.startswith(magic):
                 self.compression = kind

@@ -9,7 +9,7 @@ hold them exactly.
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 # Exit codes (documented in Documentation/tools/ftd/ftd.rst).
 EXIT_OK = 0
@@ -31,12 +31,12 @@ class FtdError(Exception):
 #   [name, children, count, total_ns, min_ns, max_ns, local_ns]
 # children maps a callee name to its node.  The root has name "".
 NAME, KIDS, COUNT, TOTAL, MIN, MAX, LOCAL = range(7)
-Node = list  # type alias for documentation; nodes are plain lists
+Node = List[Any]  # nodes are plain lists, see above
 
 BIG = 1 << 62
 
 
-def new_node(name: str) -> List[object]:
+def new_node(name: str) -> Node:
     return [name, {}, 0, 0, BIG, 0, 0]
 
 

@@ -10,7 +10,8 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
 from .analysis import Timeline
-from .model import COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats
+from .model import (COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats,
+                    Node)
 
 FIELDS = ["function", "count", "total_us", "avg_us", "min_us", "max_us",
           "local_us"]
@@ -76,7 +77,8 @@ def write_table(out: TextIO, rows: Sequence[FuncStats], fmt: str,
         w.writerow(FIELDS)
         for f in rows:
             v = row_values(f)
-            w.writerow([v[0], v[1]] + ["%.3f" % x for x in v[2:]])
+            w.writerow([v[0], v[1]] + ["%.3f" % x  # type: ignore
+                                       for x in v[2:]])
         return
     if fmt == "json":
         out.write(json.dumps([dict(zip(FIELDS, row_values(f)))
@@ -129,7 +131,8 @@ def write_diff(out: TextIO, rows: Sequence[Tuple[str, FuncStats,
     head = ["Function", "Count A", "Count B", "Diff", "Total A(us)",
             "Total B(us)", "Diff(us)", "Avg A(us)", "Avg B(us)",
             "Diff(us)"]
-    cells = [[str(r[0]), str(r[1]), str(r[2]), "%+d" % r[3]] +
+    cells = [[str(r[0]), str(r[1]), str(r[2]),
+              "%+d" % r[3]] +  # type: ignore
              ["%.3f" % r[4], "%.3f" % r[5], "%+.3f" % r[6],  # type: ignore
               "%.3f" % r[7], "%.3f" % r[8], "%+.3f" % r[9]]  # type: ignore
              for r in table]
@@ -142,13 +145,13 @@ def write_diff(out: TextIO, rows: Sequence[Tuple[str, FuncStats,
         ).rstrip() + "\n")
 
 
-def write_tree(out: TextIO, top: list, max_depth: Optional[int],
+def write_tree(out: TextIO, top: Node, max_depth: Optional[int],
                min_ns: int, sort: str = "total") -> None:
     """uftrace-graph style: TOTAL : (CALLS) name, children indented."""
     out.write("# %12s %12s %9s  %s\n" % ("TOTAL(us)", "LOCAL(us)",
                                         "CALLS", "FUNCTION"))
 
-    def key(n: list) -> object:
+    def key(n: Node) -> object:
         if sort == "count":
             return -n[COUNT]
         if sort == "function":
@@ -156,7 +159,7 @@ def write_tree(out: TextIO, top: list, max_depth: Optional[int],
         return -n[TOTAL]
 
     # iterative pre-order walk with the guide prefix
-    stack: List[Tuple[list, str, bool, int]] = []
+    stack: List[Tuple[Node, str, bool, int]] = []
     if top[NAME]:
         stack.append((top, "", True, 0))
         first_is_root = True

@@ -19,11 +19,11 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
-from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Pattern,
                     Sequence, Tuple)
 
 from .inputs import TraceInput, TruncatedInput
-from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError,
+from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError, Node,
                     Layout, TraceInfo, new_node)
 
 # Pieces of the line, one per optional column, in the kernel's order
@@ -48,8 +48,8 @@ TRACER_RE = re.compile(r"# tracer: (\S+)")
 ALL_LAYOUTS = [Layout(*bits) for bits in
                itertools.product((False, True), repeat=6)]
 
-Frame = list   # [name, depth, child_ns, ts, node, cpu]
-TaskState = list  # [stack, pending, key, root, lines]
+Frame = List[Any]   # [name, depth, child_ns, ts, node, cpu]
+TaskState = List[Any]  # [stack, pending, key, root, lines]
 
 
 def layout_regex(lay: Layout) -> Pattern[str]:
@@ -194,8 +194,8 @@ class Walker:
             self.tasks[key] = st
         return st
 
-    def _pending(self, st: TaskState, depth: int) -> list:
-        pend: Dict[int, list] = st[1]
+    def _pending(self, st: TaskState, depth: int) -> Node:
+        pend: Dict[int, Node] = st[1]
         node = pend.get(depth)
         if node is None:
             node = new_node("")
@@ -512,15 +512,16 @@ class Walker:
             stack.pop()
             self.info.missing_returns += 1
 
-    def _parent(self, st: TaskState, depth: int) -> list:
+    def _parent(self, st: TaskState, depth: int) -> Node:
         stack = st[0]
         if stack:
-            return stack[-1][4]
+            top: Node = stack[-1][4]
+            return top
         return self._pending(st, depth)
 
     @staticmethod
-    def _child(parent: list, name: str) -> list:
-        kids = parent[KIDS]
+    def _child(parent: Node, name: str) -> Node:
+        kids: Dict[str, Node] = parent[KIDS]
         node = kids.get(name)
         if node is None:
             node = kids[name] = new_node(name)
@@ -605,7 +606,7 @@ class Walker:
             return
         # No open caller: adopt the calls finished so far one level
         # deeper, which ran inside this one.
-        pend: Dict[int, list] = st[1]
+        pend: Dict[int, Node] = st[1]
         node = self._child(self._pending(st, depth), name)
         child_ns = 0
         for dd in sorted(k for k in pend if k > depth):
@@ -618,7 +619,7 @@ class Walker:
         self._pending(st, depth)[TOTAL] += d
         self._count(key, cpu, node, depth, d, child_ns, start)
 
-    def _count(self, key: str, cpu: str, node: list, depth: int, d: int,
+    def _count(self, key: str, cpu: str, node: Node, depth: int, d: int,
                child_ns: int, start: int) -> None:
         f = self.filters
         if depth > self.info.max_depth:
@@ -756,7 +757,7 @@ class Walker:
         info = self.info
         for st in self.tasks.values():
             info.unfinished += len(st[0])
-            pend: Dict[int, list] = st[1]
+            pend: Dict[int, Node] = st[1]
             root = st[3]
             for dd in sorted(pend):
                 sub = pend[dd]
@@ -775,11 +776,11 @@ class Walker:
         elif not info.returns:
             info.exits_only = False
 
-    def roots(self) -> Dict[str, list]:
+    def roots(self) -> Dict[str, Node]:
         return {k: st[3] for k, st in self.tasks.items()}
 
 
-def merge_kids(dst: Dict[str, list], src: Dict[str, list]) -> None:
+def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
     """Add the subtrees in src into dst."""
     for name, node in src.items():
         have = dst.get(name)

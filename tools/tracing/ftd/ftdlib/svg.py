@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
 from .analysis import Timeline
-from .model import COUNT, KIDS, LOCAL, NAME, TOTAL
+from .model import COUNT, KIDS, LOCAL, NAME, TOTAL, Node
 
 DEFAULT_HIGHLIGHT = ["udelay", "mdelay", "ndelay", "__delay", "__udelay",
                      "__const_udelay", "msleep*", "usleep_range*",
@@ -172,7 +172,7 @@ def _frame(out: TextIO, name: str, tip: str, s: float, e: float,
                  y + ROW - 4, escape(label)))
 
 
-def flamegraph(out: TextIO, top: list, title: str, subtitle: str,
+def flamegraph(out: TextIO, top: Node, title: str, subtitle: str,
                highlight: Optional[Sequence[str]], width: int = 1200,
                min_px: float = 0.1, unit: str = "time") -> None:
     """Merged stacks, widths by inclusive time (or calls), root at the
@@ -183,8 +183,8 @@ def flamegraph(out: TextIO, top: list, title: str, subtitle: str,
     if total <= 0:
         total = 1
     # collect frames: (name, start, end, depth, node)
-    frames: List[Tuple[str, float, float, int, list]] = []
-    todo: List[Tuple[list, float, int]] = []
+    frames: List[Tuple[str, float, float, int, Node]] = []
+    todo: List[Tuple[Node, float, int]] = []
     x = 0.0
     for n in sorted(top[KIDS].values(), key=lambda n: n[NAME]):
         todo.append((n, x, 0))
@@ -219,7 +219,7 @@ def flamegraph(out: TextIO, top: list, title: str, subtitle: str,
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)
 
 
-def _calls(n: list) -> int:
+def _calls(n: Node) -> int:
     tot = 0
     todo = [n]
     while todo:
