@@ -393,7 +393,10 @@ class Walker:
                         if k == depth + 1:
                             child_ns = sub[3]
                         if sub[1]:
-                            merge_kids(node[1], sub[1])
+                            if node[1]:
+                                merge_kids(node[1], sub[1])
+                            else:
+                                node[1] = sub[1]
                 node[2] += 1
                 node[3] += d
                 if d < node[4]:
@@ -613,7 +616,10 @@ class Walker:
             sub = pend.pop(dd)
             if dd == depth + 1:
                 child_ns = sub[TOTAL]
-            merge_kids(node[KIDS], sub[KIDS])
+            if node[KIDS]:
+                merge_kids(node[KIDS], sub[KIDS])
+            else:
+                node[KIDS] = sub[KIDS]
         if depth == 0:
             pass
         self._pending(st, depth)[TOTAL] += d
