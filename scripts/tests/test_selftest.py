@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+"""How the workbench reads ftracetest's console output and judges it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from wbench.common import WorkbenchError  # noqa: E402
+from wbench.selftest import (EXPECTED, Results, Watcher,  # noqa: E402
+                             compare)
+
+
+def feed(watcher: Watcher, text: str) -> list[str]:
+    reasons = []
+    for line in text.strip().splitlines():
+        reason = watcher.line(line.strip())
+        if reason:
+            reasons.append(reason)
+    return reasons
+
+
+def test_results_and_instances_are_recorded() -> None:
+    res = Results()
+    w = Watcher(res, 300)
+    assert feed(w, """
+        wb-test-begin ftrace/func_profiler.tc
+        [   12.3] random kernel line
+        wb-test-result ftrace/func_profiler.tc PASS
+        wb-test-result ftrace/func_profiler.tc(instance) FAIL
+        wb-test-end ftrace/func_profiler.tc 1
+        wb-test-begin kprobe/probepoint.tc
+        wb-test-result kprobe/probepoint.tc UNSUPPORTED
+        wb-test-end kprobe/probepoint.tc 0
+        """) == []
+    assert res.results == {"ftrace/func_profiler.tc": "PASS",
+                           "ftrace/func_profiler.tc(instance)": "FAIL",
+                           "kprobe/probepoint.tc": "UNSUPPORTED"}
+    assert w.done == ["ftrace/func_profiler.tc", "kprobe/probepoint.tc"]
+
+
+def test_oops_marks_the_test_and_asks_for_a_reboot() -> None:
+    res = Results()
+    w = Watcher(res, 300)
+    reasons = feed(w, """
+        wb-test-begin kprobe/probepoint.tc
+        Internal error: Oops: 5 [#1] SMP ARM
+        wb-test-result kprobe/probepoint.tc PASS
+        wb-test-end kprobe/probepoint.tc 0
+        """)
+    assert len(reasons) == 1 and "oops" in reasons[0]
+    assert res.results == {"kprobe/probepoint.tc": "OOPS"}
+
+
+def test_hang_in_instance_run_is_charged_to_the_instance() -> None:
+    res = Results()
+    w = Watcher(res, 300)
+    feed(w, """
+        wb-test-begin ftrace/a.tc
+        wb-test-result ftrace/a.tc PASS
+        """)
+    w.mark("HANG")
+    assert res.results == {"ftrace/a.tc": "PASS",
+                           "ftrace/a.tc(instance)": "HANG"}
+
+
+def test_compare_finds_regressions_and_failing_project_tests() -> None:
+    stock = Results({"a.tc": "PASS", "b.tc": "FAIL", "c.tc": "PASS",
+                     "d.tc": "UNSUPPORTED"})
+    got = Results({"a.tc": "PASS", "b.tc": "PASS", "c.tc": "UNRESOLVED",
+                   "d.tc": "PASS", "own.tc": "FAIL"})
+    problems = compare(stock, got, ["own.tc", "missing.tc"])
+    assert problems == [
+        "regression: c.tc: PASS on stock, UNRESOLVED here",
+        "project test failed: own.tc: FAIL",
+        "project test did not run: missing.tc"]
+
+
+def test_results_file_round_trip(tmp_path: Path) -> None:
+    res = Results({"x/a.tc": "PASS", "x/a.tc(instance)": "XFAIL"}, 12.0, 1)
+    path = tmp_path / "r.txt"
+    res.save(path, ["header"])
+    assert Results.load(path).results == res.results
+    path.write_text("x/a.tc PASS\n")
+    with pytest.raises(WorkbenchError, match="r.txt:1"):
+        Results.load(path)
+
+
+def test_checked_in_stock_results_are_readable() -> None:
+    stock = Results.load(EXPECTED)
+    assert len(stock.results) > 100
+    assert stock.results["00basic/basic1.tc"] == "PASS"

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`make check`: every test of the project, with one summary line.
+
+Each step counts the checks it made.  A pytest step counts its test
+cases, the ftracetest step counts the results it compared with the stock
+kernel's, and the other steps count as one check each.  The last line
+is "N passed, N failed"; the exit status is non-zero if anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Callable, List, Tuple
+
+from . import build, export, selftest
+from .base import base_tree
+from .common import REPO, WorkbenchError, cache_dir, log, run
+from .prepare import prepare_kernel
+from .series import read_series
+
+Counts = Tuple[int, int]  # passed, failed
+
+
+def step_series() -> Counts:
+    """The series is consistent, applies, and is clean upstream-style."""
+    read_series()
+    prepare_kernel(base_tree(), dry_run=True)
+    repo = export.base_repo()
+    if export.replay(repo) == 0:
+        return 1, 0
+    with tempfile.TemporaryDirectory(prefix="wb-series.") as tmp:
+        patches = export.write_series(repo, Path(tmp) / "series")
+        problems = export.check(repo, patches)
+    for p in problems:
+        log(f"check: {p}")
+    return len(patches) - min(len(problems), len(patches)), len(problems)
+
+
+def step_build() -> Counts:
+    build.build("patched")
+    return 1, 0
+
+
+def pytest_step(*paths: str) -> Callable[[], Counts]:
+    def step() -> Counts:
+        targets = [p for p in paths if (REPO / p).exists()]
+        if not targets:
+            raise WorkbenchError(f"no tests at {', '.join(paths)}")
+        xml = cache_dir() / "check" / (paths[0].replace("/", "_") + ".xml")
+        xml.parent.mkdir(parents=True, exist_ok=True)
+        run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+             f"--junitxml={xml}", *targets], cwd=REPO, check=False)
+        if not xml.exists():
+            raise WorkbenchError("pytest wrote no results")
+        passed = failed = 0
+        for suite in ET.parse(xml).getroot().iter("testsuite"):
+            total = int(suite.get("tests", 0))
+            bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+            passed += total - bad - int(suite.get("skipped", 0))
+            failed += bad
+        return passed, failed
+    return step
+
+
+def step_mypy() -> Counts:
+    targets = ["scripts/wbench"]
+    ftd = REPO / "tools/tracing/ftd"
+    if (ftd / "ftdlib").is_dir():
+        targets += ["tools/tracing/ftd/ftdlib"]
+    proc = run(["python3", "-m", "mypy", "--strict", *targets], cwd=REPO,
+               check=False)
+    return (1, 0) if proc.returncode == 0 else (0, 1)
+
+
+def step_selftest() -> Counts:
+    config = build.KernelConfig.load("patched")
+    tree = build.source_tree(config)
+    tests = selftest.select(tree, [], ci=True)
+    out = cache_dir() / "check" / "selftest"
+    got = selftest.run_tests(config, tests, 2, 300, out)
+    got.save(out / "results.txt", ["ftracetest on patched (make check)"])
+    log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
+    own = [t for t in selftest.project_tests() if t in tests]
+    problems = selftest.compare(selftest.Results.load(selftest.EXPECTED),
+                                got, own)
+    for p in problems:
+        log(f"check: {p}")
+    return len(got.results) - min(len(problems), len(got.results)), \
+        len(problems)
+
+
+STEPS: List[Tuple[str, Callable[[], Counts]]] = [
+    ("series: consistent, applies, checkpatch --strict, git am", step_series),
+    ("workbench and prepare-kernel host tests", pytest_step(
+        "scripts/tests/test_prepare.py", "scripts/tests/test_selftest.py")),
+    ("ftd tests", pytest_step("tools/tracing/ftd/tests")),
+    ("mypy --strict", step_mypy),
+    ("build the patched kernel", step_build),
+    ("guest runs: byte-exact /out, panic, hang", pytest_step(
+        "scripts/tests/test_guest.py")),
+    ("ftracetest and project .tc tests on patched", step_selftest),
+]
+
+
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(prog="check", description=__doc__)
+    parser.add_argument("--only", help="run the steps whose name contains "
+                        "this text")
+    args = parser.parse_args(argv)
+    total_pass = total_fail = 0
+    lines = []
+    start = time.monotonic()
+    for name, step in STEPS:
+        if args.only and args.only not in name:
+            continue
+        log(f"\n=== check: {name}")
+        t0 = time.monotonic()
+        try:
+            passed, failed = step()
+        except WorkbenchError as exc:
+            log(f"error: {exc}")
+            passed, failed = 0, 1
+        total_pass += passed
+        total_fail += failed
+        verdict = "ok" if failed == 0 else "FAILED"
+        lines.append(f"{verdict:6} {name}: {passed} passed, {failed} failed "
+                     f"({time.monotonic() - t0:.0f} s)")
+    log("\n=== check summary")
+    for line in lines:
+        log(line)
+    log(f"total time {time.monotonic() - start:.0f} s")
+    print(f"{total_pass} passed, {total_fail} failed", flush=True)
+    return 1 if total_fail else 0
