@@ -18,7 +18,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Union
 
 from . import arch
 from .base import base_tree
@@ -119,8 +119,10 @@ def configure(config: KernelConfig, src: Path, strict: bool = True) -> None:
     config.build_dir.mkdir(parents=True, exist_ok=True)
     make = make_args(config, src)
     run(make + ["tinyconfig"], what="make tinyconfig")
-    run([src / "scripts/kconfig/merge_config.sh", "-m", "-O",
-         config.build_dir, dotconfig] + list(config.fragments),
+    merge: List[Union[str, Path]] = [
+        src / "scripts/kconfig/merge_config.sh", "-m", "-O",
+        config.build_dir, dotconfig]
+    run(merge + list(config.fragments),
         env={"ARCH": arch.ARCH, "CROSS_COMPILE": arch.CROSS_COMPILE},
         capture=True, what="merge_config.sh")
     run(make + ["olddefconfig"], what="make olddefconfig")
