@@ -297,8 +297,8 @@ def _report_problems(info: TraceInfo, strict: bool) -> None:
 
 
 def load(path: str, a: argparse.Namespace, sink=None,  # type: ignore
-         need_time: str = "") -> Walker:
-    w = parse_file(path, _filters(a), sink, need_time, a.progress)
+         need_time: str = "", flat: bool = False) -> Walker:
+    w = parse_file(path, _filters(a), sink, need_time, a.progress, flat)
     info = w.info
     if w.layout is None:
         raise FtdError("%s: no function_graph output found (%d lines "
@@ -323,8 +323,8 @@ def _open_out(a: argparse.Namespace) -> TextIO:
 
 
 def cmd_report(a: argparse.Namespace, out: TextIO) -> Walker:
-    w = load(a.trace, a)
-    stats = func_stats(w.roots())
+    w = load(a.trace, a, flat=not a.subs)
+    stats = w.func_stats()
     keep = matcher(a.function)
     rows = [f for f in stats.values() if keep(f.function)]
     rows = sort_stats(rows, parse_sort(a.sort), a.reverse)
@@ -414,7 +414,7 @@ def cmd_flamegraph(a: argparse.Namespace, out: TextIO) -> Walker:
 def _timeline(a: argparse.Namespace,
               what: str) -> Tuple[Walker, Timeline]:
     tl = Timeline(getattr(a, "tracks", "task"))
-    w = load(a.trace, a, tl.sink, need_time=what)
+    w = load(a.trace, a, tl.sink, need_time=what, flat=True)
     if not tl.tracks:
         raise FtdError("%s: no completed calls with timestamps" %
                        w.info.name)
@@ -441,11 +441,11 @@ def cmd_speedscope(a: argparse.Namespace, out: TextIO) -> Walker:
 
 
 def cmd_diff(a: argparse.Namespace, out: TextIO) -> Walker:
-    wa = load(a.trace_a, a)
-    wb = load(a.trace_b, a)
+    wa = load(a.trace_a, a, flat=True)
+    wb = load(a.trace_b, a, flat=True)
     keep = matcher(a.function)
-    rows = [r for r in diff_stats(func_stats(wa.roots()),
-                                  func_stats(wb.roots())) if keep(r[0])]
+    rows = [r for r in diff_stats(wa.func_stats(), wb.func_stats())
+            if keep(r[0])]
 
     def key(r):  # type: ignore[no-untyped-def]
         _, x, y = r
@@ -470,7 +470,7 @@ def info_dict(w: Walker) -> Dict[str, object]:
     span = None
     if i.first_ts is not None and i.last_ts is not None:
         span = [i.first_ts / 1e9, i.last_ts / 1e9]
-    stats = func_stats(w.roots())
+    stats = w.func_stats()
     return {
         "file": i.name,
         "tracer": i.tracer or None,
@@ -505,7 +505,7 @@ def info_dict(w: Walker) -> Dict[str, object]:
 
 
 def cmd_info(a: argparse.Namespace, out: TextIO) -> Walker:
-    w = load(a.trace, a)
+    w = load(a.trace, a, flat=True)
     d = info_dict(w)
     if a.format == "json":
         out.write(json.dumps(d, indent=1) + "\n")

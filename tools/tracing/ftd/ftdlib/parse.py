@@ -23,8 +23,8 @@ from typing import (Any, Callable, Dict, Iterable, List, Optional, Pattern,
                     Sequence, Tuple)
 
 from .inputs import TraceInput, TruncatedInput
-from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError, Node,
-                    Layout, TraceInfo, new_node)
+from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError,
+                    FuncStats, Layout, Node, TraceInfo, new_node)
 
 # Pieces of the line, one per optional column, in the kernel's order
 # (print_graph_prologue() and print_graph_duration()).
@@ -117,7 +117,7 @@ def detect_layout(samples: Sequence[str]) -> Optional[Layout]:
 
 def ts_ns(ts: str) -> int:
     """'25.890734' -> nanoseconds."""
-    sec, _, frac = ts.partition(".")
+    sec, _, frac = ts.strip().partition(".")
     return int(sec) * 1000000000 + int((frac + "000000000")[:9])
 
 
@@ -170,7 +170,11 @@ class Walker:
 
     def __init__(self, filters: Optional[Filters] = None,
                  sink: Optional[Sink] = None,
-                 need_time: str = "") -> None:
+                 need_time: str = "", flat: bool = False) -> None:
+        # flat: per-function totals only, no call paths.  Every node then
+        # shares one children dict, so a name always finds the same node
+        # and no subtree is ever built or merged.
+        self.flat: Optional[Dict[str, Node]] = {} if flat else None
         self.filters = filters or Filters()
         self.sink = sink
         self.need_time = need_time
@@ -184,13 +188,17 @@ class Walker:
         self.max_malformed_kept = 5
         self._keep_cache: Dict[str, bool] = {}
         self.cpuset: set[str] = set()
+        self._dcache: Dict[str, int] = {}
+        self._stmap: Dict[str, TaskState] = {}
+        self._dmap: Dict[str, int] = {}
+        self.layout_changed = False
 
     # ---- tasks -------------------------------------------------------
     def _task(self, key: str) -> TaskState:
         st = self.tasks.get(key)
         if st is None:
-            root = new_node("")
-            st = [[], {0: root}, key, root, 0]
+            root = self._new("")
+            st = [[], {0: root}, key, root, 0, 0]
             self.tasks[key] = st
         return st
 
@@ -198,12 +206,34 @@ class Walker:
         pend: Dict[int, Node] = st[1]
         node = pend.get(depth)
         if node is None:
-            node = new_node("")
+            node = self._new("")
             pend[depth] = node
+            if depth > st[5]:
+                st[5] = depth
         return node
+
+    def _new(self, name: str) -> Node:
+        node = new_node(name)
+        if self.flat is not None:
+            node[KIDS] = self.flat
+        return node
+
+    def func_stats(self) -> Dict[str, FuncStats]:
+        """Per-function totals (both modes)."""
+        if self.flat is None:
+            from .analysis import func_stats
+            return func_stats(self.roots())
+        out: Dict[str, FuncStats] = {}
+        for name, n in self.flat.items():
+            if n[COUNT]:
+                fs = out[name] = FuncStats(name)
+                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
+        return out
 
     # ---- layout ------------------------------------------------------
     def _set_layout(self, lay: Layout) -> None:
+        if lay != self.layout:
+            self.layout_changed = True
         self.layout = lay
         self.info.layout = lay
         self.fast = layout_regex(lay)
@@ -264,63 +294,128 @@ class Walker:
 
     def _batch(self, batch: List[str]) -> None:
         """The hot loop.  The common cases are inlined; everything else
-        goes through self._line()."""
+        goes through self._full() (regex, then the general code) or
+        self._line() (lines that are not function lines).
+
+        Lines are first split at '|'.  When the layout has a task
+        column, the field holding CPU and task maps straight to the
+        task's state and the duration field straight to nanoseconds,
+        through two dictionaries filled from lines the regex parsed.
+        Both map a raw field to what that field alone determines, so a
+        hit is as good as a regex match; a miss goes to the regex."""
         info = self.info
-        fast = self.fast.match if self.fast is not None else None
-        if fast is None:
-            for line in batch:
+        if self.fast is None:
+            for i, line in enumerate(batch):
                 self.lineno += 1
                 self._line(line)
-            if self.fast is not None:
-                return
+                if self.fast is not None:
+                    self._batch(batch[i + 1:])
+                    return
+            return
+        fast = self.fast.match
+        self.layout_changed = False
+        lay = self.layout
+        if (self.sink is not None or self.filters.line_filter() or
+                self.filters.call_filter() or lay is None or
+                not lay.duration):
+            self._batch_general(batch, fast)
             return
         tasks = self.tasks
         curtask = self.curtask
-        general = (self.sink is not None or self.filters.line_filter() or
-                   self.filters.call_filter() or
-                   not self.layout or not self.layout.duration)
         slow = self._line
-        event = self._event
+        full = self._full
         newtask = self._task
         pending = self._pending
-        n = self.lineno
+        flat = self.flat
+        dcache = self._dcache
+        if len(dcache) > 200000:
+            dcache.clear()
+        stmap = self._stmap
+        dmap = self._dmap
+        if len(dmap) > 200000:
+            dmap.clear()
+        splitok = lay.proc
+        nf = 3 + lay.abstime + lay.reltime + lay.lat
+        ki = lay.abstime + lay.reltime
+        di = nf - 2
+        abst = lay.abstime
+        n0 = n = self.lineno
         entries = leaves = returns = orphans = 0
         maxdepth = info.max_depth
         last_ts = ""
         lastcpu = ""
         cpuset = self.cpuset
+        if batch and not batch[-1].endswith("\n"):
+            batch[-1] += "\n"
         for line in batch:
             n += 1
-            m = fast(line)
-            if m is None:
-                self.lineno = n
-                slow(line)
-                continue
-            ts, cpu, task, dur, ind, body = m.groups()
-            if task:
-                key = task if task[-2:] != "-0" else task + "/" + cpu
+            if splitok:
+                parts = line.split("|")
+                if len(parts) == nf:
+                    st = stmap.get(parts[ki])
+                    d = dmap.get(parts[di])
+                    if st is None or d is None:
+                        r = self._learn(line, parts, ki, di, n)
+                        if r is None:
+                            if self.layout_changed:
+                                self._flush_counts(entries, leaves, returns,
+                                                   orphans, maxdepth, "")
+                                self._batch(batch[n - n0:])
+                                return
+                            continue
+                        st, d, depth, body = r
+                    else:
+                        text = parts[-1]
+                        body = text.strip()
+                        depth = (len(text) - len(body) - 3) >> 1
+                else:
+                    self.lineno = n
+                    r = self._learn(line, None, 0, 0, n)
+                    if r is None:
+                        if self.layout_changed:
+                            self._flush_counts(entries, leaves, returns,
+                                               orphans, maxdepth, "")
+                            self._batch(batch[n - n0:])
+                            return
+                        continue
+                    st, d, depth, body = r
             else:
-                key = curtask.get(cpu) or "?/" + cpu
-            st = tasks.get(key)
-            if st is None:
-                st = newtask(key)
-            st[4] += 1
-            if cpu != lastcpu:
-                cpuset.add(cpu)
-                lastcpu = cpu
-            if ts:
-                last_ts = ts
-            depth = len(ind) >> 1
+                m = fast(line)
+                if m is None:
+                    self.lineno = n
+                    slow(line)
+                    if self.layout_changed:
+                        self._flush_counts(entries, leaves, returns,
+                                           orphans, maxdepth, "")
+                        self._batch(batch[n - n0:])
+                        return
+                    continue
+                ts, cpu, task, dur, ind, body = m.groups()
+                if task:
+                    key = task if task[-2:] != "-0" else task + "/" + cpu
+                else:
+                    key = curtask.get(cpu) or "?/" + cpu
+                st = tasks.get(key)
+                if st is None:
+                    st = newtask(key)
+                if cpu != lastcpu:
+                    cpuset.add(cpu)
+                    lastcpu = cpu
+                depth = len(ind) >> 1
+                if dur is None:
+                    d = -1
+                else:
+                    d = dcache.get(dur)
+                    if d is None:
+                        d = dcache[dur] = int(float(dur) * 1000 + 0.5)
             c = body[-1:]
             stack = st[0]
-            if general:
-                self.lineno = n
-                event(st, key, cpu, ts, depth, body, dur, line)
-                continue
             if c == "{":
-                if stack and stack[-1][1] >= depth:
-                    self._unwind(st, depth)
                 if stack:
+                    if stack[-1][1] >= depth:
+                        self.lineno = n
+                        full(line)
+                        continue
                     parent = stack[-1][4]
                 else:
                     parent = pending(st, depth)
@@ -328,19 +423,25 @@ class Walker:
                 kids = parent[1]
                 node = kids.get(name)
                 if node is None:
-                    node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
-                stack.append([name, depth, 0, ts, node, cpu])
+                    node = kids[name] = [name, {} if flat is None else flat,
+                                         0, 0, BIG, 0, 0]
+                stack.append([name, depth, 0, None, node, None])
                 entries += 1
                 if depth > maxdepth:
                     maxdepth = depth
                 continue
+            if d < 0:
+                self.lineno = n
+                full(line)
+                continue
             if c == ";":
                 name = body[:-3]
-                d = int(float(dur) * 1000 + 0.5)
-                if stack and stack[-1][1] >= depth:
-                    self._unwind(st, depth)
                 if stack:
                     top = stack[-1]
+                    if top[1] >= depth:
+                        self.lineno = n
+                        full(line)
+                        continue
                     top[2] += d
                     parent = top[4]
                 else:
@@ -349,7 +450,8 @@ class Walker:
                 kids = parent[1]
                 node = kids.get(name)
                 if node is None:
-                    node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
+                    node = kids[name] = [name, {} if flat is None else flat,
+                                         0, 0, BIG, 0, 0]
                 node[2] += 1
                 node[3] += d
                 if d < node[4]:
@@ -363,40 +465,45 @@ class Walker:
                 continue
             if c == "}" and stack and stack[-1][1] == depth:
                 fr = stack.pop()
-                d = int(float(dur) * 1000 + 0.5)
             elif c == "/" and body[0] == "}" and stack and \
                     stack[-1][1] == depth and \
                     body[5:-3].partition(" = ")[0] == stack[-1][0]:
                 fr = stack.pop()
-                d = int(float(dur) * 1000 + 0.5)
                 info.tail = True
-            elif c == "/" and body[0] == "}" and not stack and dur:
+            elif c == "/" and body[0] == "}" and not stack:
                 # exits-only output (tracing_thresh) and the returns at
                 # the start of a trace, whose entries were overwritten
                 name = body[5:-3]
                 if " = " in name:
                     name = name.partition(" = ")[0]
                     info.retval = True
-                d = int(float(dur) * 1000 + 0.5)
                 pend = st[1]
                 parent = pend.get(depth)
                 if parent is None:
-                    parent = pend[depth] = [None, {}, 0, 0, BIG, 0, 0]
+                    parent = pend[depth] = [
+                        None, {} if flat is None else flat, 0, 0, BIG, 0, 0]
+                    if depth > st[5]:
+                        st[5] = depth
                 kids = parent[1]
                 node = kids.get(name)
                 if node is None:
-                    node = kids[name] = [name, {}, 0, 0, BIG, 0, 0]
+                    node = kids[name] = [name, {} if flat is None else flat,
+                                         0, 0, BIG, 0, 0]
                 child_ns = 0
-                if len(pend) > 1:
-                    for k in [k for k in pend if k > depth]:
-                        sub = pend.pop(k)
+                mp = st[5]
+                if mp > depth:
+                    for k in range(depth + 1, mp + 1):
+                        sub = pend.pop(k, None)
+                        if sub is None:
+                            continue
                         if k == depth + 1:
                             child_ns = sub[3]
-                        if sub[1]:
+                        if sub[1] and flat is None:
                             if node[1]:
                                 merge_kids(node[1], sub[1])
                             else:
                                 node[1] = sub[1]
+                    st[5] = depth
                 node[2] += 1
                 node[3] += d
                 if d < node[4]:
@@ -411,7 +518,7 @@ class Walker:
                 continue
             else:
                 self.lineno = n
-                event(st, key, cpu, ts, depth, body, dur, line)
+                full(line)
                 continue
             node = fr[4]
             node[2] += 1
@@ -427,6 +534,83 @@ class Walker:
                 pending(st, depth)[3] += d
             returns += 1
         self.lineno = n
+        self._flush_counts(entries, leaves, returns, orphans, maxdepth,
+                           self._last_ts(batch))
+
+    def _last_ts(self, batch: List[str]) -> str:
+        """The timestamp of the last timed line of a batch (and of the
+        first one, for the first batch)."""
+        if self.layout is None or not self.layout.abstime or \
+                self.fast is None:
+            return ""
+        if self.info.first_ts is None:
+            for line in batch[:200]:
+                m = self.fast.match(line)
+                if m is not None and m.group(1):
+                    self._note_ts(m.group(1))
+                    break
+        for line in reversed(batch[-200:]):
+            m = self.fast.match(line)
+            if m is not None and m.group(1):
+                return str(m.group(1))
+        return ""
+
+    def _learn(self, line: str, parts: Optional[List[str]], ki: int,
+               di: int, n: int) -> Optional[Tuple[TaskState, int, int,
+                                                  str]]:
+        """Parse a line with the regex; remember its task and duration
+        fields for the split path.  None: not a function line (handled
+        here)."""
+        assert self.fast is not None
+        m = self.fast.match(line)
+        if m is None:
+            self.lineno = n
+            self._line(line)
+            return None
+        ts, cpu, task, dur, ind, body = m.groups()
+        if task:
+            key = task if task[-2:] != "-0" else task + "/" + cpu
+        else:
+            key = self.curtask.get(cpu) or "?/" + cpu
+        st = self.tasks.get(key)
+        if st is None:
+            st = self._task(key)
+        st[4] += 1
+        if cpu:
+            self.cpuset.add(cpu)
+        depth = len(ind) >> 1
+        if dur is None:
+            d = -1
+        else:
+            d = self._dcache.get(dur)
+            if d is None:
+                d = self._dcache[dur] = int(float(dur) * 1000 + 0.5)
+        if parts is not None and parts[-1].strip() == body and \
+                body and (len(parts[-1]) - len(body) - 3) >> 1 == depth:
+            self._stmap[parts[ki]] = st
+            self._dmap[parts[di]] = d
+        return st, d, depth, body
+
+    def _full(self, line: str) -> None:
+        """One function line through the regex and the general code."""
+        assert self.fast is not None
+        m = self.fast.match(line)
+        if m is None:
+            self._line(line)
+            return
+        ts, cpu, task, dur, ind, body = m.groups()
+        if task:
+            key = task if task[-2:] != "-0" else task + "/" + cpu
+        else:
+            key = self.curtask.get(cpu) or "?/" + cpu
+        st = self.tasks.get(key)
+        if st is None:
+            st = self._task(key)
+        self._event(st, key, cpu, ts, len(ind) >> 1, body, dur, line)
+
+    def _flush_counts(self, entries: int, leaves: int, returns: int,
+                      orphans: int, maxdepth: int, last_ts: str) -> None:
+        info = self.info
         info.entries += entries
         info.leaves += leaves
         info.returns += returns + orphans
@@ -435,6 +619,35 @@ class Walker:
             info.max_depth = maxdepth
         if last_ts:
             self._note_ts(last_ts)
+
+    def _batch_general(self, batch: List[str],
+                       fast: Callable[[str], Any]) -> None:
+        """All lines through the general path (filters, timelines, no
+        duration column)."""
+        n0 = self.lineno
+        for i, line in enumerate(batch):
+            self.lineno = n0 + i + 1
+            m = fast(line)
+            if m is None:
+                self._line(line)
+                if self.layout_changed:
+                    self._batch(batch[i + 1:])
+                    return
+                continue
+            ts, cpu, task, dur, ind, body = m.groups()
+            if task:
+                key = task if task[-2:] != "-0" else task + "/" + cpu
+            else:
+                key = self.curtask.get(cpu) or "?/" + cpu
+            st = self.tasks.get(key)
+            if st is None:
+                st = self._task(key)
+            st[4] += 1
+            if cpu:
+                self.cpuset.add(cpu)
+            if ts:
+                self._note_ts(ts)
+            self._event(st, key, cpu, ts, len(ind) >> 1, body, dur, line)
 
     def _note_ts(self, ts: str) -> None:
         t = ts_ns(ts)
@@ -522,12 +735,11 @@ class Walker:
             return top
         return self._pending(st, depth)
 
-    @staticmethod
-    def _child(parent: Node, name: str) -> Node:
+    def _child(self, parent: Node, name: str) -> Node:
         kids: Dict[str, Node] = parent[KIDS]
         node = kids.get(name)
         if node is None:
-            node = kids[name] = new_node(name)
+            node = kids[name] = self._new(name)
         return node
 
     def _enter(self, st: TaskState, depth: int, name: str, ts: str,
@@ -616,10 +828,13 @@ class Walker:
             sub = pend.pop(dd)
             if dd == depth + 1:
                 child_ns = sub[TOTAL]
+            if self.flat is not None:
+                continue
             if node[KIDS]:
                 merge_kids(node[KIDS], sub[KIDS])
             else:
                 node[KIDS] = sub[KIDS]
+        st[5] = max(depth, max(pend) if pend else 0)
         if depth == 0:
             pass
         self._pending(st, depth)[TOTAL] += d
@@ -745,7 +960,7 @@ class Walker:
             if pk not in self.tasks:
                 st[2] = pk
                 self.tasks[pk] = st
-            else:
+            elif self.flat is None:
                 merge_kids(self.tasks[pk][3][KIDS], st[3][KIDS])
         self.curtask[cpu] = nk
 
@@ -767,10 +982,11 @@ class Walker:
             root = st[3]
             for dd in sorted(pend):
                 sub = pend[dd]
-                if sub is root:
+                if sub is root or self.flat is not None:
                     continue
                 merge_kids(root[KIDS], sub[KIDS])
             st[1] = {0: root}
+            st[5] = 0
             st[0] = []
             info.tasks[st[2]] = st[4]
         for cpu in self.cpuset:
@@ -805,9 +1021,9 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
 
 def parse_file(path: str, filters: Optional[Filters] = None,
                sink: Optional[Sink] = None, need_time: str = "",
-               progress: bool = False) -> Walker:
+               progress: bool = False, flat: bool = False) -> Walker:
     """Parse one trace file (or '-' for stdin) and return the walker."""
-    w = Walker(filters, sink, need_time)
+    w = Walker(filters, sink, need_time, flat)
     inp = TraceInput(path, progress)
     try:
         w.run(inp)
