@@ -147,11 +147,15 @@ class Preparer:
                         f"project's files; patches/series says {patch.name} "
                         "adds it as a new file")
 
-    def dry_run(self) -> None:
+    def check(self) -> Tuple[List[Tuple[str, str]], List[Patch]]:
+        """Try the whole change on scratch copies; raise if any part fails."""
         self.check_new_files()
         with tempfile.TemporaryDirectory(prefix="wb-prepare.") as tmp:
             self.simulate(Path(tmp))
-        revert, apply = self.plan()
+        return self.plan()
+
+    def dry_run(self) -> None:
+        revert, apply = self.check()
         for name, _ in revert:
             log(f"would revert {name}")
         for patch in apply:
@@ -176,10 +180,7 @@ class Preparer:
         log(f"wrote the combined diff to {out}")
 
     def apply(self) -> None:
-        self.check_new_files()
-        with tempfile.TemporaryDirectory(prefix="wb-prepare.") as tmp:
-            self.simulate(Path(tmp))
-        revert, apply = self.plan()
+        revert, apply = self.check()
         for name, text in revert:
             log(f"reverting {name}")
             _patch(self.tree, name, text, reverse=True)

@@ -79,6 +79,7 @@ class Results:
     results: Dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     boots: int = 0
+    durations: Dict[str, float] = field(default_factory=dict)
 
     def counts(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -140,6 +141,8 @@ class Watcher:
         m = END_RE.search(text)
         if m and self.current:
             self.done.append(self.current)
+            self.results.durations[self.current] = \
+                time.monotonic() - self.started
             if self.oopsed:
                 # The test finished, but the kernel it leaves is suspect:
                 # mark it and go on from a fresh boot.
@@ -251,6 +254,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     got = run_tests(config, tests, args.smp, args.test_timeout, out_dir)
     got.save(out_dir / "results.txt",
              [f"ftracetest on {args.config}, -smp {args.smp}, TCG"])
+    (out_dir / "durations.txt").write_text("".join(
+        f"{sec:7.1f} {name}\n" for name, sec in
+        sorted(got.durations.items(), key=lambda kv: -kv[1])))
     log(f"selftest: {got.summary()} in {got.seconds:.0f} s")
     if args.save_expected:
         if args.config != "stock" or args.tests:
