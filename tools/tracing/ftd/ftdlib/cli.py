@@ -297,8 +297,10 @@ def _report_problems(info: TraceInfo, strict: bool) -> None:
 
 
 def load(path: str, a: argparse.Namespace, sink=None,  # type: ignore
-         need_time: str = "", flat: bool = False) -> Walker:
-    w = parse_file(path, _filters(a), sink, need_time, a.progress, flat)
+         need_time: str = "", flat: bool = False,
+         count_lines: bool = False) -> Walker:
+    w = parse_file(path, _filters(a), sink, need_time, a.progress, flat,
+                   count_lines)
     info = w.info
     if w.layout is None:
         raise FtdError("%s: no function_graph output found (%d lines "
@@ -505,7 +507,7 @@ def info_dict(w: Walker) -> Dict[str, object]:
 
 
 def cmd_info(a: argparse.Namespace, out: TextIO) -> Walker:
-    w = load(a.trace, a, flat=True)
+    w = load(a.trace, a, flat=True, count_lines=True)
     d = info_dict(w)
     if a.format == "json":
         out.write(json.dumps(d, indent=1) + "\n")

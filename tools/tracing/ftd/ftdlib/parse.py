@@ -170,12 +170,14 @@ class Walker:
 
     def __init__(self, filters: Optional[Filters] = None,
                  sink: Optional[Sink] = None,
-                 need_time: str = "", flat: bool = False) -> None:
+                 need_time: str = "", flat: bool = False,
+                 count_lines: bool = False) -> None:
         # flat: per-function totals only, no call paths.  Every node then
         # shares one children dict, so a name always finds the same node
         # and no subtree is ever built or merged.
         self.flat: Optional[Dict[str, Node]] = {} if flat else None
         self.filters = filters or Filters()
+        self.count_lines = count_lines
         self.sink = sink
         self.need_time = need_time
         self.info = TraceInfo()
@@ -317,7 +319,7 @@ class Walker:
         lay = self.layout
         if (self.sink is not None or self.filters.line_filter() or
                 self.filters.call_filter() or lay is None or
-                not lay.duration):
+                not lay.duration or self.count_lines):
             self._batch_general(batch, fast)
             return
         tasks = self.tasks
@@ -579,12 +581,7 @@ class Walker:
         if cpu:
             self.cpuset.add(cpu)
         depth = len(ind) >> 1
-        if dur is None:
-            d = -1
-        else:
-            d = self._dcache.get(dur)
-            if d is None:
-                d = self._dcache[dur] = int(float(dur) * 1000 + 0.5)
+        d = -1 if dur is None else dur_ns(dur)
         if parts is not None and parts[-1].strip() == body and \
                 body and (len(parts[-1]) - len(body) - 3) >> 1 == depth:
             self._stmap[parts[ki]] = st
@@ -1021,9 +1018,10 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
 
 def parse_file(path: str, filters: Optional[Filters] = None,
                sink: Optional[Sink] = None, need_time: str = "",
-               progress: bool = False, flat: bool = False) -> Walker:
+               progress: bool = False, flat: bool = False,
+               count_lines: bool = False) -> Walker:
     """Parse one trace file (or '-' for stdin) and return the walker."""
-    w = Walker(filters, sink, need_time, flat)
+    w = Walker(filters, sink, need_time, flat, count_lines)
     inp = TraceInput(path, progress)
     try:
         w.run(inp)
