@@ -50,6 +50,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     return result.exit_code()
 
 
+def cmd_shell(args: argparse.Namespace) -> int:
+    config = (build.KernelConfig.load(args.config) if args.no_build
+              else build.build(args.config))
+    smp = args.smp if args.smp is not None else (1 if args.icount else 2)
+    job = "exec setsid cttyhack sh -l\n"
+    guest.boot(config, job, smp=smp, icount=args.icount, append=args.append,
+               interactive=True)
+    return 0
+
+
 def cmd_prepare(args: argparse.Namespace) -> int:
     from .prepare import prepare_kernel
     prepare_kernel(Path(args.linux), copy=args.copy, dry_run=args.dry_run,
@@ -96,6 +106,13 @@ def parser() -> argparse.ArgumentParser:
                    help="do not echo the console (it is still logged)")
     p.add_argument("script")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("shell", help="boot a config to an interactive shell",
+                       description="Boot CONFIG with the console on this "
+                       "terminal and a root shell in it.  Ctrl-A X quits "
+                       "QEMU; Ctrl-A C toggles its monitor.")
+    add_run_options(p)
+    p.set_defaults(func=cmd_shell)
 
     p = sub.add_parser("prepare", help="apply the series to a kernel tree "
                        "(same as scripts/prepare-kernel)")

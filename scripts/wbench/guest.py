@@ -196,8 +196,13 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
          out_size_mb: int = 2048, echo: bool = True,
          on_line: Optional[LineHook] = None,
          on_tick: Optional[TickHook] = None,
-         log_path: Optional[Path] = None) -> GuestResult:
-    """Boot config's kernel, run the shell script text job, collect /out."""
+         log_path: Optional[Path] = None,
+         interactive: bool = False) -> GuestResult:
+    """Boot config's kernel, run the shell script text job, collect /out.
+
+    Interactive runs hand the terminal to the guest's console (QEMU's
+    monitor on Ctrl-A C, quit with Ctrl-A X) and are not watched.
+    """
     image = config.image
     if not image.exists():
         raise WorkbenchError(f"{image} is missing: build {config.name} first")
@@ -232,6 +237,11 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
             "-device", "virtio-blk-device,drive=wbout,serial=wb-out"]
         if icount:
             cmd += ["-icount", "shift=0,sleep=off"]
+        if interactive:
+            cmd[cmd.index("stdio")] = "mon:stdio"
+            log("$ " + " ".join(cmd))
+            proc = subprocess.run(cmd)
+            return GuestResult(proc.returncode, "", log_path)
         result = _watch(cmd, token, log_path, timeout, echo, on_line, on_tick)
         if result.status is not None and out_dir is not None:
             _extract(out_img, out_dir)
