@@ -55,12 +55,20 @@ with open(sys.argv[2], 'r') as tf:
 print(n, calls)
 """
 
+# The same with its per-line stampInfo() call, as loadTraceLog() does.
+SLEEPGRAPH_FULL = SLEEPGRAPH_LOOP.replace(
+    "        line = line.replace('\\r\\n', '')\n",
+    "        line = line.replace('\\r\\n', '')\n"
+    "        if tp.stampInfo(line, sg.sysvals):\n"
+    "            continue\n")
 
-def build(path, size_mb):
-    """Concatenate the abstime+cpu+proc traces (S3 then S2, the only ones
-    the sleepgraph regex accepts) until the file has size_mb MB."""
+
+def build(path, size_mb, mix=False):
+    """Repeat the real abstime+cpu+proc trace S3 (the layout the
+    sleepgraph regex accepts) until the file has size_mb MB.  With mix,
+    alternate S3 with S2, the exits-only tracing_thresh trace."""
     parts = []
-    for name in ("S3.txt.xz", "S2.txt.xz"):
+    for name in (("S3.txt.xz", "S2.txt.xz") if mix else ("S3.txt.xz",)):
         src = os.path.join(TRACES, name)
         with lzma.open(src, "rb") as f:
             parts.append(f.read())
@@ -97,6 +105,10 @@ def main():
     ap.add_argument("--trace", help="use this trace instead of building")
     ap.add_argument("--sleepgraph", default=SLEEPGRAPH)
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--mix", action="store_true",
+                    help="alternate S3 with the exits-only trace S2")
+    ap.add_argument("--full-sleepgraph", action="store_true",
+                    help="also time sleepgraph's loop with stampInfo()")
     a = ap.parse_args()
     tmp = None
     if a.trace:
@@ -104,7 +116,7 @@ def main():
     else:
         tmp = tempfile.mkdtemp(prefix="ftd-bench-")
         path = os.path.join(tmp, "big.txt")
-        build(path, a.size_mb)
+        build(path, a.size_mb, a.mix)
     size = os.path.getsize(path)
     with open(path, "rb") as f:        # warm the page cache
         lines = sum(1 for _ in f)
@@ -112,6 +124,8 @@ def main():
         ("wc -l", ["wc", "-l", path]),
         ("sleepgraph loop (regex + FTraceLine)",
          [sys.executable, "-c", SLEEPGRAPH_LOOP, a.sleepgraph, path]),
+        ("sleepgraph loop with stampInfo()",
+         [sys.executable, "-c", SLEEPGRAPH_FULL, a.sleepgraph, path]),
         ("ftd report", [sys.executable, FTD, "report", "--no-progress",
                         "-o", os.devnull, path]),
         ("ftd folded", [sys.executable, FTD, "folded", "--no-progress",
@@ -119,6 +133,8 @@ def main():
     ]
     if not os.path.exists(a.sleepgraph):
         tools = [t for t in tools if not t[0].startswith("sleepgraph")]
+    if not a.full_sleepgraph:
+        tools = [t for t in tools if "stampInfo" not in t[0]]
     res = {}
     for name, cmd in tools:
         best = None
@@ -130,8 +146,10 @@ def main():
     print("Machine: %s, %d CPUs, %s, Python %s" % (
         platform.machine(), os.cpu_count() or 0, platform.platform(),
         platform.python_version()))
-    print("Input: %s, %.1f MB, %d lines (S3+S2 repeated)" % (
-        os.path.basename(path), size / 1e6, lines))
+    print("Input: %s, %.1f MB, %d lines (%s)" % (
+        os.path.basename(path), size / 1e6, lines,
+        "given" if a.trace else "S3 and S2 alternated" if a.mix
+        else "S3 repeated"))
     print("Method: each tool a child process under /usr/bin/time, best of "
           "%d runs by CPU time (user+sys); file in page cache; rates use "
           "CPU time; peak RSS is /usr/bin/time's %%M." % a.runs)

@@ -798,13 +798,21 @@ class Walker:
             stack.pop()
             info.missing_returns += 1
         if name is None:
-            # Unknown function, but its time was spent in the caller.
+            # Unknown function: not counted, but the calls that finished
+            # deeper were its own, and its time was spent in its caller.
             info.unnamed_orphans += 1
             d = self._duration(dur, "", "")
             if stack:
                 stack[-1][2] += d
             else:
-                self._pending(st, depth)[TOTAL] += d
+                pend0: Dict[int, Node] = st[1]
+                here = self._pending(st, depth)
+                for dd in sorted(k for k in pend0 if k > depth):
+                    sub = pend0.pop(dd)
+                    if self.flat is None and sub[KIDS]:
+                        merge_kids(self._child(here, "(unknown)")[KIDS],
+                                   sub[KIDS])
+                here[TOTAL] += d
             return
         d = self._duration(dur, "", "")
         info.orphan_returns += 1
