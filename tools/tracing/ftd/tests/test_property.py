@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import FTD_DIR  # noqa: F401  (puts ftdlib on sys.path)
 from fgrender import Opts, Printer, Rec, header
-from ftdlib.analysis import func_stats
+from ftdlib.analysis import Timeline, func_stats
 from ftdlib.parse import Walker
 
 FUNCS = ["vfs_read", "do_sys_open", "kmalloc", "kfree", "memcpy",
@@ -185,3 +185,27 @@ def test_recovers_exact_stats(rnd: random.Random, abstime: bool,
     want = expected(streams, pr)
     assert info.malformed == 0, (info.malformed_samples, "".join(text))
     assert got == want, "".join(text)
+    # the per-function mode (no call paths) must agree
+    wf = Walker(flat=True)
+    wf.feed_lines(text)
+    assert {k: (f.count, f.total, f.local)
+            for k, f in wf.func_stats().items()} == want
+    if abstime:
+        # timelines: one record per counted call, properly nested
+        tl = Timeline("task")
+        wt = Walker(sink=tl.sink)
+        wt.feed_lines(text)
+        assert sum(len(t[0]) for t in tl.tracks.values()) == \
+            sum(v[0] for v in want.values())
+        for track in tl.tracks:
+            open_: List[List[int]] = []
+            last = -1
+            for rec in tl.nested(track):
+                assert rec[0] >= last and rec[1] >= rec[0]
+                last = rec[0]
+                while open_ and open_[-1][2] >= rec[2]:
+                    open_.pop()
+                assert len(open_) == rec[2]
+                if open_:
+                    assert open_[-1][0] <= rec[0] and rec[1] <= open_[-1][1]
+                open_.append(rec)
