@@ -8,7 +8,7 @@ import fnmatch
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, Node,
-                    FuncStats, new_node)
+                    FuncStats, new_node, task_name)
 
 Roots = Dict[str, Node]
 
@@ -178,7 +178,7 @@ def folded(roots: Roots, weight: str = "time", by_task: bool = False,
     the number of those calls."""
     agg: Dict[str, int] = {}
     for task, root in roots.items():
-        prefix: Tuple[str, ...] = (task.split("/")[0],) if by_task else ()
+        prefix: Tuple[str, ...] = (task_name(task),) if by_task else ()
         for path, n in walk(root, prefix):
             if not n[COUNT]:
                 continue

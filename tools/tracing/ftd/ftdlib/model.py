@@ -125,3 +125,20 @@ class TraceInfo:
     last_ts: Optional[int] = None
     max_depth: int = 0
     truncated: str = ""
+
+
+def task_name(key: str) -> str:
+    """The task (comm-pid) of a task key; idle tasks have their CPU
+    appended as "<idle>-0/1" because each CPU has its own."""
+    base, sep, cpu = key.rpartition("/")
+    if sep and cpu.isdigit() and base.endswith("-0"):
+        return base
+    return key
+
+
+def task_cpu(key: str) -> str:
+    """The CPU of an idle task key, else ""."""
+    base, sep, cpu = key.rpartition("/")
+    if sep and cpu.isdigit() and base.endswith("-0"):
+        return cpu
+    return ""

@@ -11,7 +11,7 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 
 from .analysis import Timeline
 from .model import (COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats,
-                    Node)
+                    Node, task_cpu, task_name)
 
 FIELDS = ["function", "count", "total_us", "avg_us", "min_us", "max_us",
           "local_us"]
@@ -205,15 +205,15 @@ def _track_ids(tl: Timeline) -> Dict[str, Tuple[int, int, str]]:
     thread per task; by CPU: one thread per CPU."""
     ids: Dict[str, Tuple[int, int, str]] = {}
     for i, track in enumerate(sorted(tl.tracks, key=_track_order)):
-        label = track.split("/")[0] if tl.by == "task" else track
-        if tl.by == "task" and "/" in track:
-            label += " (CPU %s)" % track.split("/")[1]
+        label = task_name(track) if tl.by == "task" else track
+        if tl.by == "task" and task_cpu(track):
+            label += " (CPU %s)" % task_cpu(track)
         ids[track] = (1, i + 1, label)
     return ids
 
 
 def _track_order(track: str) -> Tuple[int, str]:
-    pid = track.split("/")[0].rpartition("-")[2]
+    pid = task_name(track).rpartition("-")[2]
     try:
         return int(pid), track
     except ValueError:

@@ -24,7 +24,8 @@ from typing import (Any, Callable, Dict, Iterable, List, Optional, Pattern,
 
 from .inputs import TraceInput, TruncatedInput
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError,
-                    FuncStats, Layout, Node, TraceInfo, new_node)
+                    FuncStats, Layout, Node, TraceInfo, new_node,
+                    task_name)
 
 # Pieces of the line, one per optional column, in the kernel's order
 # (print_graph_prologue() and print_graph_duration()).
@@ -711,8 +712,7 @@ class Walker:
         if f.pids is not None or f.tasks is not None:
             k = self._keep_cache.get(key)
             if k is None:
-                task = key.split("/")[0] if not key.startswith("?") \
-                    else key
+                task = task_name(key)
                 k = f.keep_task(task)
                 self._keep_cache[key] = k
             return k
