@@ -282,7 +282,12 @@ def _report_problems(info: TraceInfo, strict: bool) -> None:
                            EXIT_MALFORMED)
     lay = info.layout
     if lay is not None:
-        if not lay.duration:
+        if not (lay.abstime or lay.cpu or lay.proc or lay.lat or
+                lay.duration):
+            warn("%s: no columns at all: no times, and CPUs and tasks "
+                 "cannot be told apart; `echo 1 > %scontext-info`" % (
+                     info.name, OPT))
+        elif not lay.duration:
             warn("%s: no duration column: leaf functions have no time; "
                  "turn it on with `echo 1 > %sfuncgraph-duration`" % (
                      info.name, OPT))

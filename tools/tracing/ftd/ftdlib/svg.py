@@ -28,10 +28,11 @@ FONT = 11
 CHAR_W = 6.6
 
 SCRIPT = r"""
+(function () {
 var svg = document.documentElement, W = +svg.getAttribute('data-w');
 var PAD = +svg.getAttribute('data-pad');
 var frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));
-var status = document.getElementById('status');
+var statusEl = document.getElementById('status');
 var zoomed = null;
 function fit(g, x, w) {
   var r = g.querySelector('rect'), t = g.querySelector('text');
@@ -58,18 +59,18 @@ function show(s0, e0, lane, lvl) {
   });
 }
 function reset() { zoomed = null; show(0, 1, null, 0);
-  status.textContent = 'Click a frame to zoom, / to search'; }
+  statusEl.textContent = 'Click a frame to zoom, / to search'; }
 frames.forEach(function (g) {
   g.addEventListener('click', function (ev) {
     ev.stopPropagation();
     zoomed = g;
     show(+g.getAttribute('data-s'), +g.getAttribute('data-e'),
          g.getAttribute('data-lane'), +g.getAttribute('data-l'));
-    status.textContent = 'Zoomed: ' + g.getAttribute('data-n') +
+    statusEl.textContent = 'Zoomed: ' + g.getAttribute('data-n') +
       ' (click background or Esc to reset)';
   });
   g.addEventListener('mouseover', function () {
-    status.textContent = g.querySelector('title').textContent; });
+    statusEl.textContent = g.querySelector('title').textContent; });
 });
 document.getElementById('bg').addEventListener('click', reset);
 document.getElementById('reset').addEventListener('click', reset);
@@ -86,7 +87,7 @@ function search() {
     } else r.setAttribute('fill', base);
     tot++;
   });
-  status.textContent = term === '' ? '' : 'Matched ' + hit + ' of ' +
+  statusEl.textContent = term === '' ? '' : 'Matched ' + hit + ' of ' +
     tot + ' frames for /' + term + '/';
 }
 document.getElementById('search').addEventListener('click', search);
@@ -95,6 +96,7 @@ document.addEventListener('keydown', function (ev) {
   else if (ev.key === '/' || ((ev.ctrlKey || ev.metaKey) && ev.key === 'f')) {
     ev.preventDefault(); search(); }
 });
+})();
 """
 
 

@@ -146,3 +146,23 @@ def test_sort_keys(ftd, key: str, first: str) -> None:  # type: ignore
     out = ftd("report", "-f", "csv", "-s", key,
               str(DATA_DIR / "retval_pipe.txt"))
     assert out.splitlines()[1].split(",")[0] == first
+
+
+def test_no_duration_column() -> None:
+    # funcgraph-duration off: vfs_read's time comes from its entry
+    # (100.000010) and return (100.000020) timestamps = 10 us; the leaf
+    # rw_verify_area has no time.
+    w, s = stats("abstime_no_duration.txt")
+    assert (s["vfs_read"].count, s["vfs_read"].total) == (1, 10000)
+    assert (s["rw_verify_area"].count, s["rw_verify_area"].total) == (1, 0)
+    assert w.info.layout is not None and not w.info.layout.duration
+
+
+def test_no_context_columns() -> None:
+    # context-info off: only the function text; 4 calls, no times.
+    w, s = stats("no_context_info.txt")
+    assert sorted(s) == ["ext4_read", "memcpy", "rw_verify_area",
+                         "vfs_read"]
+    assert all(f.count == 1 for f in s.values())
+    callers, callees, me = relations(w.roots(), "ext4_read")
+    assert set(callers) == {"vfs_read"} and set(callees) == {"memcpy"}
