@@ -268,3 +268,48 @@ def diff_stats(a: Dict[str, FuncStats], b: Dict[str, FuncStats]
         out.append((name, a.get(name) or FuncStats(name),
                     b.get(name) or FuncStats(name)))
     return out
+
+
+def ordered_folded(tl: Timeline, by_task: bool = True
+                   ) -> Iterator[Tuple[str, int]]:
+    """Folded stacks in time order, for `flamegraph.pl --flamechart`:
+    each track's time cut into slices during which the same stack was
+    running, (stack, ns) per slice, consecutive equal stacks merged.
+    Time a task spent outside traced functions is left out."""
+    names = tl.name_list
+    for track in sorted(tl.tracks, key=lambda t: min(tl.tracks[t][0])):
+        prefix = [task_name(track)] if by_task else []
+        stack: List[List[int]] = []
+        path: List[str] = []
+        t = 0
+        last_key = ""
+        acc = 0
+
+        def emit(until: int) -> Iterator[Tuple[str, int]]:
+            nonlocal t, last_key, acc
+            if until > t and path:
+                key = ";".join(prefix + path)
+                if key == last_key:
+                    acc += until - t
+                else:
+                    if last_key and acc:
+                        yield last_key, acc
+                    last_key, acc = key, until - t
+            if until > t:
+                t = until
+
+        for rec in tl.nested(track):
+            while stack and stack[-1][2] >= rec[2]:
+                yield from emit(stack[-1][1])
+                stack.pop()
+                path.pop()
+            yield from emit(rec[0])
+            t = max(t, rec[0])
+            stack.append(rec)
+            path.append(names[rec[3]])
+        while stack:
+            yield from emit(stack[-1][1])
+            stack.pop()
+            path.pop()
+        if last_key and acc:
+            yield last_key, acc

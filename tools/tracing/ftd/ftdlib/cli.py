@@ -14,8 +14,8 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 
 from . import VERSION
 from .analysis import (Timeline, backtraces, diff_stats, folded,
-                       func_stats, matcher, merged_tree, relations,
-                       top_callees)
+                       func_stats, matcher, merged_tree, ordered_folded,
+                       relations, top_callees)
 from .model import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_MALFORMED,
                     EXIT_OK, EXIT_USAGE, FtdError, FuncStats, TraceInfo)
 from .output import (parse_sort, sort_stats, write_chrome, write_diff,
@@ -192,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="start each stack with the task (comm-pid)")
     fo.add_argument("--focus", metavar="FUNC",
                     help="only stacks that contain FUNC")
+    fo.add_argument("--ordered", action="store_true",
+                    help="time order, one line per slice of time with "
+                    "the same stack, for `flamegraph.pl --flamechart` "
+                    "(needs funcgraph-abstime; each stack starts with "
+                    "the task)")
 
     fg = add("flamegraph", "self-contained SVG flame graph (merged "
              "stacks)")
@@ -389,6 +394,13 @@ def cmd_tree(a: argparse.Namespace, out: TextIO) -> Walker:
 
 
 def cmd_folded(a: argparse.Namespace, out: TextIO) -> Walker:
+    if a.ordered:
+        if a.weight == "count":
+            raise UsageError("--ordered slices time: use --weight time "
+                             "or ns")
+        w, tl = _timeline(a, "an ordered (flame chart) folded output")
+        write_folded(out, list(ordered_folded(tl)), a.weight)
+        return w
     w = load(a.trace, a)
     items = list(folded(w.roots(), "count" if a.weight == "count"
                         else "time", a.per_task, a.focus))

@@ -106,3 +106,18 @@ def test_svg_well_formed(tmp_path: Path, cmd: str) -> None:
     frames = [g for g in root.iter() if g.get("class") == "f"]
     assert len(frames) > 50
     assert any(g.get("data-c") == "#9a4fd0" for g in frames)
+
+
+def test_ordered_folded(ftd) -> None:  # type: ignore
+    out = ftd("folded", "--ordered", "--weight", "ns", str(S3))
+    lines = out.splitlines()
+    assert lines and all(FOLDED.match(ln) for ln in lines)
+    # consecutive lines never repeat a stack (they are merged)
+    stacks = [ln.rsplit(" ", 1)[0] for ln in lines]
+    assert all(a != b for a, b in zip(stacks, stacks[1:]))
+    # the slices add up to the local time, up to the sub-microsecond
+    # adjustments that keep the timeline nested
+    total = sum(int(ln.rsplit(" ", 1)[1]) for ln in lines)
+    rep = json.loads(ftd("report", "-f", "json", str(S3)))
+    local = sum(round(r["local_us"] * 1000) for r in rep)
+    assert abs(total - local) < 0.01 * local
