@@ -209,7 +209,10 @@ class Timeline:
 
     def sink(self, key: str, cpu: str, depth: int, name: str,
              start: int, end: int) -> None:
-        track = key if self.by == "task" else "CPU " + (cpu or "?")
+        # by CPU: one track per task on each CPU, so that a track only
+        # holds the nested calls of one task
+        track = key if self.by == "task" else \
+            "CPU %s: %s" % (cpu or "?", task_name(key))
         t = self.tracks.get(track)
         if t is None:
             t = self.tracks[track] = (array.array("q"), array.array("q"),

@@ -202,18 +202,35 @@ def write_folded(out: TextIO, items: Sequence[Tuple[str, int]],
 
 def _track_ids(tl: Timeline) -> Dict[str, Tuple[int, int, str]]:
     """(pid, tid, label) for every track.  By task: one process, one
-    thread per task; by CPU: one thread per CPU."""
+    thread per task; by CPU: one process per CPU, one thread per task
+    that ran there."""
     ids: Dict[str, Tuple[int, int, str]] = {}
     for i, track in enumerate(sorted(tl.tracks, key=_track_order)):
-        label = task_name(track) if tl.by == "task" else track
-        if tl.by == "task" and task_cpu(track):
-            label += " (CPU %s)" % task_cpu(track)
-        ids[track] = (1, i + 1, label)
+        if tl.by == "task":
+            label = task_name(track)
+            if task_cpu(track):
+                label += " (CPU %s)" % task_cpu(track)
+            ids[track] = (1, i + 1, label)
+        else:
+            cpu, _, task = track.partition(": ")
+            try:
+                pid = int(cpu.split()[1]) + 1
+            except (IndexError, ValueError):
+                pid = 1000
+            ids[track] = (pid, i + 1, task)
     return ids
 
 
+def _processes(tl: Timeline, ids: Dict[str, Tuple[int, int, str]]
+               ) -> Dict[int, str]:
+    if tl.by == "task":
+        return {1: "kernel tasks"}
+    return {pid: track.partition(": ")[0]
+            for track, (pid, _, _) in ids.items()}
+
+
 def _track_order(track: str) -> Tuple[int, str]:
-    pid = task_name(track).rpartition("-")[2]
+    pid = task_name(track.partition(": ")[2] or track).rpartition("-")[2]
     try:
         return int(pid), track
     except ValueError:
@@ -233,8 +250,9 @@ def write_chrome(out: TextIO, tl: Timeline) -> None:
         out.write(obj if first else ",\n" + obj)
         first = False
 
-    emit(json.dumps({"ph": "M", "name": "process_name", "pid": 1,
-                     "tid": 0, "args": {"name": "kernel"}}))
+    for pid, pname in sorted(_processes(tl, ids).items()):
+        emit(json.dumps({"ph": "M", "name": "process_name", "pid": pid,
+                         "tid": 0, "args": {"name": pname}}))
     for track, (pid, tid, label) in ids.items():
         emit(json.dumps({"ph": "M", "name": "thread_name", "pid": pid,
                          "tid": tid, "args": {"name": label}}))
@@ -273,6 +291,8 @@ def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
                            "at": (top[1] - base) / 1000.0})
         if not events:
             continue
+        if tl.by != "task":
+            label = track
         profiles.append({
             "type": "evented", "name": label, "unit": "microseconds",
             "startValue": events[0]["at"], "endValue": events[-1]["at"],
