@@ -172,11 +172,3 @@ class TraceInput:
 
 def open_trace(path: str, progress: bool = False) -> TraceInput:
     return TraceInput(path, progress)
-
-
-def binary_ratio(data: bytes) -> Optional[float]:
-    """Fraction of bytes that are neither printable ASCII nor whitespace."""
-    if not data:
-        return None
-    bad = sum(1 for b in data if b < 9 or 13 < b < 32 or b == 127)
-    return bad / len(data)

@@ -37,6 +37,11 @@ P_LAT = r" ([^ |]{4,6}) \| "
 P_DUR = r"(?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})\|  "
 P_TEXT = r"( *)(.*)"
 
+# The duration field between two '|' when a task or latency column
+# precedes it: a space, the mark, a space, the duration, " us" and
+# padding; or 15 spaces on lines without a duration.
+DUR_FIELD_RE = re.compile(r" [ +!#*@$] (\d+(?:\.\d*)?) us +$| {15}$")
+
 NAME_RE = r"[^\s(){};/]+(?: \[[^\]]+\])?"
 SHAPE_RE = re.compile(
     r"(?:" + NAME_RE + r"\(\) \{|" + NAME_RE + r"\(\);(?: /\* = \S+ \*/)?"
@@ -335,6 +340,7 @@ class Walker:
             dcache.clear()
         stmap = self._stmap
         dmap = self._dmap
+        durf = DUR_FIELD_RE.match
         if len(dmap) > 200000:
             dmap.clear()
         splitok = lay.proc
@@ -357,6 +363,13 @@ class Walker:
                 if len(parts) == nf:
                     st = stmap.get(parts[ki])
                     d = dmap.get(parts[di])
+                    if d is None and st is not None:
+                        # a new duration: the field alone says it
+                        md = durf(parts[di])
+                        if md is not None:
+                            g = md.group(1)
+                            d = dmap[parts[di]] = \
+                                int(float(g) * 1000 + 0.5) if g else -1
                     if st is None or d is None:
                         r = self._learn(line, parts, ki, di, n)
                         if r is None:
@@ -371,6 +384,16 @@ class Walker:
                         text = parts[-1]
                         body = text.strip()
                         depth = (len(text) - len(body) - 3) >> 1
+                elif len(parts) == 1:
+                    # no '|' at all: blank, switch or lost-events line
+                    self.lineno = n
+                    slow(line)
+                    if self.layout_changed:
+                        self._flush_counts(entries, leaves, returns,
+                                           orphans, maxdepth, "")
+                        self._batch(batch[n - n0:])
+                        return
+                    continue
                 else:
                     self.lineno = n
                     r = self._learn(line, None, 0, 0, n)
@@ -494,7 +517,12 @@ class Walker:
                                          0, 0, BIG, 0, 0]
                 child_ns = 0
                 mp = st[5]
-                if mp > depth:
+                if mp == depth + 1 and flat is not None:
+                    sub = pend.pop(mp, None)
+                    if sub is not None:
+                        child_ns = sub[3]
+                    st[5] = depth
+                elif mp > depth:
                     for k in range(depth + 1, mp + 1):
                         sub = pend.pop(k, None)
                         if sub is None:
@@ -940,16 +968,10 @@ class Walker:
         if m2:
             info.lost_events += 1
             info.lost_records += int(m2.group(2))
-            self._lost(m2.group(1))
             return True
         if s.startswith(" (Overruns:"):
             return True
         return False
-
-    def _lost(self, cpu: str) -> None:
-        """After lost events the stacks of tasks on that CPU cannot be
-        trusted; depth checks repair them as lines arrive."""
-        self.info.lost_events += 0
 
     def _switch(self, cpu: str, prev: str, nxt: str) -> None:
         self.info.switches += 1
@@ -1035,15 +1057,4 @@ def parse_file(path: str, filters: Optional[Filters] = None,
         w.run(inp)
     finally:
         inp.close()
-    if w.layout is None and not w.info.entries and not w.info.returns:
-        if w.info.malformed or w.info.lines:
-            pass
     return w
-
-
-def check_ok(w: Walker) -> Tuple[bool, str]:
-    info = w.info
-    if w.layout is None:
-        return False, ("%s: no function_graph lines found (is this the "
-                       "output of the function_graph tracer?)" % info.name)
-    return True, ""
