@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for ring_buffer_rewind_tail(): the removal of the last
+ * committed event of a CPU buffer.
+ *
+ * The "ring_buffer_rewind" suite checks each rule with a private buffer
+ * and a fake clock, so that sizes and time stamps can be asserted
+ * exactly. The "ring_buffer_rewind_stress" suite runs writers in task and
+ * hard interrupt context on every CPU against a consuming reader, and
+ * checks afterwards that no rewound event was ever read and that every
+ * event read back is intact and in time order.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/trace_clock.h>
+#include <linux/vmalloc.h>
+
+#define RW_BUF_SIZE	(16 * 1024)
+/* A data event with a four byte payload: header plus payload */
+#define RW_EVENT_SIZE	8
+/* A time extend that precedes an event whose delta does not fit */
+#define RW_EXTEND_SIZE	8
+
+static u64 rw_now;
+
+static u64 rw_clock(void)
+{
+	return rw_now;
+}
+
+struct rw_ctx {
+	struct trace_buffer	*buffer;
+	int			cpu;
+};
+
+static int rw_init(struct kunit *test)
+{
+	struct rw_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->buffer = ring_buffer_alloc(RW_BUF_SIZE, RB_FL_OVERWRITE);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->buffer);
+	ring_buffer_set_clock(ctx->buffer, rw_clock);
+	rw_now = 1000;
+	/* Every write and rewind of a test happens on this CPU */
+	ctx->cpu = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
+						   cpumask_of(ctx->cpu)), 0);
+	test->priv = ctx;
+	return 0;
+}
+
+static void rw_exit(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	ring_buffer_free(ctx->buffer);
+}
+
+/* Write one event at time @ts; fill @mark around it when given */
+static bool rw_write(struct kunit *test, u32 val, u64 ts,
+		     struct ring_buffer_rewind_mark *mark)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_event *event;
+	bool marked = true;
+
+	rw_now = ts;
+	preempt_disable();
+	if (mark)
+		ring_buffer_rewind_mark_start(ctx->buffer, mark);
+	event = ring_buffer_lock_reserve(ctx->buffer, sizeof(val));
+	if (!event) {
+		preempt_enable();
+		KUNIT_FAIL_AND_ABORT(test, "no room for event %u\n", val);
+	}
+	*(u32 *)ring_buffer_event_data(event) = val;
+	ring_buffer_unlock_commit(ctx->buffer);
+	if (mark)
+		marked = ring_buffer_rewind_mark_end(ctx->buffer, mark);
+	preempt_enable();
+	return marked;
+}
+
+static int rw_rewind(struct kunit *test, struct ring_buffer_rewind_mark *mark)
+{
+	struct rw_ctx *ctx = test->priv;
+	int ret;
+
+	preempt_disable();
+	ret = ring_buffer_rewind_tail(ctx->buffer, mark);
+	preempt_enable();
+	return ret;
+}
+
+/* Consume the next event and check its value and time stamp */
+static void rw_expect_event(struct kunit *test, u32 val, u64 ts)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_event *event;
+	u64 got_ts = 0;
+
+	event = ring_buffer_consume(ctx->buffer, ctx->cpu, &got_ts, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	KUNIT_EXPECT_EQ(test, *(u32 *)ring_buffer_event_data(event), val);
+	KUNIT_EXPECT_EQ(test, got_ts, ts);
+}
+
+static void rw_expect_empty(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_NULL(test, ring_buffer_consume(ctx->buffer, ctx->cpu,
+						    NULL, NULL));
+}
+
+static unsigned long rw_entries(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	return ring_buffer_entries_cpu(ctx->buffer, ctx->cpu);
+}
+
+static unsigned long rw_bytes(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	return ring_buffer_bytes_cpu(ctx->buffer, ctx->cpu);
+}
+
+static void rw_expect_counts(struct kunit *test, unsigned long done,
+			     unsigned long refused)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_EQ(test, ring_buffer_rewinds_cpu(ctx->buffer, ctx->cpu),
+			done);
+	KUNIT_EXPECT_EQ(test,
+			ring_buffer_rewinds_refused_cpu(ctx->buffer, ctx->cpu),
+			refused);
+}
+
+/*
+ * The basic case: the last event goes away, the counts drop back, and
+ * the next event is stamped relative to the event before the removed
+ * one, with no extra time stamp.
+ */
+static void rw_test_after_commit(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+	unsigned long bytes;
+
+	rw_write(test, 1, 1000, NULL);
+	bytes = rw_bytes(test);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 2UL);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes + RW_EVENT_SIZE);
+
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+	rw_expect_counts(test, 1, 0);
+
+	/* A mark is used up by a successful rewind */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
+	rw_expect_counts(test, 1, 1);
+
+	rw_write(test, 3, 3000, NULL);
+	/* Same size as before: the delta from event 1 was usable */
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes + RW_EVENT_SIZE);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 3, 3000);
+	rw_expect_empty(test);
+}
+
+/* A removed event that needed a time extend takes the extend with it */
+static void rw_test_time_extend(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+	unsigned long bytes;
+
+	rw_write(test, 1, 1000, NULL);
+	bytes = rw_bytes(test);
+	/* A delta of 2^30 ns does not fit in the event header */
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1000 + (1ULL << 30), &mark));
+	KUNIT_EXPECT_EQ(test, rw_bytes(test),
+			bytes + RW_EVENT_SIZE + RW_EXTEND_SIZE);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+
+	rw_write(test, 3, 1500, NULL);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes + RW_EVENT_SIZE);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 3, 1500);
+	rw_expect_empty(test);
+}
+
+/* Events nested like calls come back off in stack order */
+static void rw_test_nested(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark outer, inner;
+
+	rw_write(test, 1, 1000, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &outer));
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 3, 1200, &inner));
+
+	/* Not the last event: refused, and nothing changes */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 3UL);
+
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &inner), 0);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), 0);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
+	rw_expect_counts(test, 2, 1);
+
+	rw_write(test, 4, 1300, NULL);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 4, 1300);
+	rw_expect_empty(test);
+}
+
+/* Anything written after the event keeps it in place */
+static void rw_test_later_event(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	rw_write(test, 2, 2000, NULL);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 2UL);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 2, 2000);
+	rw_expect_empty(test);
+}
+
+/* A consuming reader took the page: it may have read the event */
+static void rw_test_consumed(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+
+	rw_write(test, 1, 1000, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	rw_expect_event(test, 1, 1000);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_event(test, 2, 2000);
+	rw_expect_empty(test);
+}
+
+/* A peek swaps the page in too, even without consuming */
+static void rw_test_peeked(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	KUNIT_ASSERT_NOT_NULL(test, ring_buffer_peek(ctx->buffer, ctx->cpu,
+						     NULL, NULL));
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_expect_event(test, 1, 1000);
+}
+
+/* The page boundary is never crossed backwards */
+static void rw_test_page_boundary(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark last, first = {}, second;
+	unsigned long entries;
+	u32 n = 0;
+
+	/* Fill the first page until an event lands on the next one */
+	do {
+		last = first;
+		KUNIT_ASSERT_LT(test, n, 4096U);
+		n++;
+	} while (rw_write(test, n, 1000 + n, &first));
+	/* The event that opened a page cannot be rewound */
+	KUNIT_EXPECT_GT(test, n, 100U);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), -EINVAL);
+
+	n++;
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n, 1000 + n, &second));
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &second), 0);
+	/* Now the first event of the page is last again, but still stays */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), -EINVAL);
+	/* And the last event of the previous page is behind the boundary */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &last), -EBUSY);
+	rw_expect_counts(test, 1, 3);
+
+	entries = rw_entries(test);
+	KUNIT_EXPECT_EQ(test, entries, (unsigned long)n - 1);
+	for (u32 i = 1; i < n; i++)
+		rw_expect_event(test, i, 1000 + i);
+	rw_expect_empty(test);
+}
+
+/* A reset in between: the same position means a different event now */
+static void rw_test_reset(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	ring_buffer_reset_cpu(ctx->buffer, ctx->cpu);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 0UL);
+	/* Same size at the same place as the marked event */
+	rw_write(test, 2, 2000, NULL);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_event(test, 2, 2000);
+	rw_expect_empty(test);
+}
+
+/* Nothing is taken back while recording is off or an iterator reads */
+static void rw_test_disabled(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	struct ring_buffer_iter *iter;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	ring_buffer_record_disable_cpu(ctx->buffer, ctx->cpu);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	ring_buffer_record_enable_cpu(ctx->buffer, ctx->cpu);
+
+	iter = ring_buffer_read_start(ctx->buffer, ctx->cpu, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, iter);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	ring_buffer_read_finish(iter);
+
+	rw_expect_counts(test, 0, 2);
+	/* Both gone: the mark still works */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	rw_expect_empty(test);
+}
+
+static struct kunit_case rw_cases[] = {
+	KUNIT_CASE(rw_test_after_commit),
+	KUNIT_CASE(rw_test_time_extend),
+	KUNIT_CASE(rw_test_nested),
+	KUNIT_CASE(rw_test_later_event),
+	KUNIT_CASE(rw_test_consumed),
+	KUNIT_CASE(rw_test_peeked),
+	KUNIT_CASE(rw_test_page_boundary),
+	KUNIT_CASE(rw_test_reset),
+	KUNIT_CASE(rw_test_disabled),
+	{}
+};
+
+static struct kunit_suite rw_suite = {
+	.name = "ring_buffer_rewind",
+	.init = rw_init,
+	.exit = rw_exit,
+	.test_cases = rw_cases,
+};
+
+/* ---- stress ---- */
+
+static unsigned int stress_seconds = 10;
+module_param(stress_seconds, uint, 0444);
+MODULE_PARM_DESC(stress_seconds, "how long the stress test runs");
+
+#define ST_IDS		(1U << 21)	/* ids per stream */
+#define ST_DEPTH	6
+#define ST_MAGIC	0x5eed1e55U
+
+/* Stream 2 * cpu is the CPU's kthread, 2 * cpu + 1 its hrtimer */
+struct st_stream {
+	unsigned long	*rewound;
+	unsigned long	*seen;
+	u32		next_id;
+	u32		last_seen;
+	bool		any_seen;
+};
+
+struct st_payload {
+	u32	id;
+	u32	stream;
+	u32	check;
+	u64	clock;
+};
+
+struct st_cpu {
+	struct hrtimer		timer;
+	struct task_struct	*writer;
+	struct rnd_state	rnd;
+	struct rnd_state	irq_rnd;
+	unsigned long		cycles;
+	unsigned long		irq_cycles;
+	unsigned long		misorders;
+	u64			last_ts;
+};
+
+static struct {
+	struct trace_buffer	*buffer;
+	struct st_stream	*streams;
+	struct st_cpu		*cpus;
+	bool			stop;
+	unsigned long		read;
+	unsigned long		corrupt;
+	unsigned long		backwards;
+	unsigned long		late;
+	atomic_t		bad_rewinds;
+} st;
+
+static u32 st_check(u32 id, u32 stream)
+{
+	return (id * 2654435761U) ^ stream ^ ST_MAGIC;
+}
+
+/* Write one event of @stream, return whether it is marked */
+static bool st_write(u32 stream, u32 *id, struct ring_buffer_rewind_mark *m)
+{
+	struct st_stream *s = &st.streams[stream];
+	struct ring_buffer_event *event;
+	struct st_payload *p;
+
+	if (s->next_id >= ST_IDS)
+		return false;
+	*id = s->next_id++;
+	ring_buffer_rewind_mark_start(st.buffer, m);
+	event = ring_buffer_lock_reserve(st.buffer, sizeof(*p));
+	if (!event) {
+		m->cpu = -1;
+		return false;
+	}
+	p = ring_buffer_event_data(event);
+	p->id = *id;
+	p->stream = stream;
+	p->check = st_check(*id, stream);
+	p->clock = trace_clock_local();
+	ring_buffer_unlock_commit(st.buffer);
+	ring_buffer_rewind_mark_end(st.buffer, m);
+	return true;
+}
+
+/* Write up to @depth nested events, then rewind them innermost first */
+static void st_cycle(u32 stream, struct rnd_state *rnd, int depth)
+{
+	struct ring_buffer_rewind_mark marks[ST_DEPTH];
+	u32 ids[ST_DEPTH];
+	bool written[ST_DEPTH];
+	bool kept_inner = false;
+	int i;
+
+	for (i = 0; i < depth; i++)
+		written[i] = st_write(stream, &ids[i], &marks[i]);
+
+	for (i = depth - 1; i >= 0; i--) {
+		int ret;
+
+		if (!written[i])
+			continue;
+		/* One call in eight is slow and stays */
+		if (!(prandom_u32_state(rnd) & 7)) {
+			kept_inner = true;
+			continue;
+		}
+		ret = ring_buffer_rewind_tail(st.buffer, &marks[i]);
+		if (!ret) {
+			/* Nothing may be removed from under a kept event */
+			if (kept_inner)
+				atomic_inc(&st.bad_rewinds);
+			set_bit(ids[i], st.streams[stream].rewound);
+		} else {
+			kept_inner = true;
+		}
+	}
+}
+
+static enum hrtimer_restart st_timer_fn(struct hrtimer *timer)
+{
+	struct st_cpu *c = container_of(timer, struct st_cpu, timer);
+	int cpu = smp_processor_id();
+
+	st_cycle(2 * cpu + 1, &c->irq_rnd,
+		 1 + prandom_u32_state(&c->irq_rnd) % 3);
+	c->irq_cycles++;
+	if (READ_ONCE(st.stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(20 * NSEC_PER_USEC +
+			    prandom_u32_state(&c->irq_rnd) % 30000));
+	return HRTIMER_RESTART;
+}
+
+static int st_writer_fn(void *arg)
+{
+	struct st_cpu *c = arg;
+
+	while (!kthread_should_stop()) {
+		int cpu;
+
+		/* Interrupts stay on: the hrtimer can hit any step */
+		preempt_disable();
+		cpu = smp_processor_id();
+		st_cycle(2 * cpu, &c->rnd,
+			 1 + prandom_u32_state(&c->rnd) % ST_DEPTH);
+		preempt_enable();
+		c->cycles++;
+		if (!(c->cycles & 63))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void st_check_event(int cpu, struct ring_buffer_event *event, u64 ts)
+{
+	struct st_payload *p = ring_buffer_event_data(event);
+	struct st_cpu *c = &st.cpus[cpu];
+	struct st_stream *s;
+
+	st.read++;
+	if (ring_buffer_event_length(event) < sizeof(*p) ||
+	    p->stream / 2 != cpu || p->id >= ST_IDS ||
+	    p->check != st_check(p->id, p->stream)) {
+		st.corrupt++;
+		return;
+	}
+	s = &st.streams[p->stream];
+	if (s->any_seen && p->id <= s->last_seen)
+		c->misorders++;
+	s->last_seen = p->id;
+	s->any_seen = true;
+	set_bit(p->id, s->seen);
+	/* The event's time stamp is taken before the payload's clock */
+	if (ts > p->clock)
+		st.late++;
+	if (ts < c->last_ts)
+		st.backwards++;
+	c->last_ts = ts;
+}
+
+static int st_drain(void)
+{
+	struct ring_buffer_event *event;
+	int cpu, n = 0;
+	u64 ts;
+
+	for_each_online_cpu(cpu) {
+		while ((event = ring_buffer_consume(st.buffer, cpu, &ts,
+						    NULL))) {
+			st_check_event(cpu, event, ts);
+			n++;
+		}
+	}
+	return n;
+}
+
+static int st_start_timer(void *arg)
+{
+	struct st_cpu *c = arg;
+
+	hrtimer_start(&c->timer, ns_to_ktime(50 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	return 0;
+}
+
+static void rw_test_stress(struct kunit *test)
+{
+	unsigned long end, cycles = 0, irq_cycles = 0, misorders = 0;
+	unsigned long rewinds = 0, refused = 0, both = 0, resets = 0;
+	int nstreams = 2 * nr_cpu_ids;
+	int cpu, i;
+
+	memset(&st, 0, sizeof(st));
+	st.buffer = ring_buffer_alloc(32 * 1024, RB_FL_OVERWRITE);
+	KUNIT_ASSERT_NOT_NULL(test, st.buffer);
+	st.streams = kcalloc(nstreams, sizeof(*st.streams), GFP_KERNEL);
+	st.cpus = kcalloc(nr_cpu_ids, sizeof(*st.cpus), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st.streams);
+	KUNIT_ASSERT_NOT_NULL(test, st.cpus);
+	for (i = 0; i < nstreams; i++) {
+		st.streams[i].rewound = vzalloc(BITS_TO_LONGS(ST_IDS) *
+						sizeof(long));
+		st.streams[i].seen = vzalloc(BITS_TO_LONGS(ST_IDS) *
+					     sizeof(long));
+		KUNIT_ASSERT_NOT_NULL(test, st.streams[i].rewound);
+		KUNIT_ASSERT_NOT_NULL(test, st.streams[i].seen);
+	}
+
+	for_each_online_cpu(cpu) {
+		struct st_cpu *c = &st.cpus[cpu];
+
+		prandom_seed_state(&c->rnd, 0x1234 + cpu);
+		prandom_seed_state(&c->irq_rnd, 0x4321 + cpu);
+		c->writer = kthread_create_on_cpu(st_writer_fn, c, cpu,
+						  "rb_rewind/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(c->writer));
+		hrtimer_init(&c->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		c->timer.function = st_timer_fn;
+	}
+	for_each_online_cpu(cpu) {
+		struct st_cpu *c = &st.cpus[cpu];
+
+		wake_up_process(c->writer);
+		/* The timer is pinned to the CPU that starts it */
+		smp_call_on_cpu(cpu, st_start_timer, c, false);
+	}
+
+	end = jiffies + stress_seconds * HZ;
+	for (i = 0; time_before(jiffies, end); i++) {
+		if (!st_drain())
+			usleep_range(200, 400);
+		/* Now and then, reset a CPU buffer under the writers */
+		if ((i & 1023) == 1023) {
+			ring_buffer_reset_cpu(st.buffer, i / 1024 %
+					      num_online_cpus());
+			for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+				st.cpus[cpu].last_ts = 0;
+			resets++;
+		}
+	}
+
+	WRITE_ONCE(st.stop, true);
+	for_each_online_cpu(cpu) {
+		kthread_stop(st.cpus[cpu].writer);
+		hrtimer_cancel(&st.cpus[cpu].timer);
+	}
+	st_drain();
+
+	for_each_online_cpu(cpu) {
+		cycles += st.cpus[cpu].cycles;
+		irq_cycles += st.cpus[cpu].irq_cycles;
+		misorders += st.cpus[cpu].misorders;
+		rewinds += ring_buffer_rewinds_cpu(st.buffer, cpu);
+		refused += ring_buffer_rewinds_refused_cpu(st.buffer, cpu);
+	}
+	for (i = 0; i < nstreams; i++) {
+		unsigned long *a = st.streams[i].rewound;
+		unsigned long *b = st.streams[i].seen;
+		unsigned long w;
+
+		for (w = 0; w < BITS_TO_LONGS(ST_IDS); w++)
+			both += hweight_long(a[w] & b[w]);
+	}
+
+	kunit_info(test,
+		   "%lu task cycles, %lu irq cycles, %lu events read, %lu resets\n",
+		   cycles, irq_cycles, st.read, resets);
+	kunit_info(test, "checks: %lu rewound events read, %lu corrupt, %lu out of order, %lu backwards, %lu late\n",
+		   both, st.corrupt, misorders, st.backwards, st.late);
+	kunit_info(test,
+		   "rewinds since last reset %lu done, %lu refused\n",
+		   rewinds, refused);
+
+	KUNIT_EXPECT_GT(test, cycles, 0UL);
+	KUNIT_EXPECT_GT(test, irq_cycles, 0UL);
+	KUNIT_EXPECT_GT(test, st.read, 0UL);
+	KUNIT_EXPECT_GT(test, rewinds, 0UL);
+	KUNIT_EXPECT_EQ(test, both, 0UL);
+	KUNIT_EXPECT_EQ(test, st.corrupt, 0UL);
+	KUNIT_EXPECT_EQ(test, misorders, 0UL);
+	KUNIT_EXPECT_EQ(test, st.backwards, 0UL);
+	KUNIT_EXPECT_EQ(test, st.late, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&st.bad_rewinds), 0);
+
+	for (i = 0; i < nstreams; i++) {
+		vfree(st.streams[i].rewound);
+		vfree(st.streams[i].seen);
+	}
+	kfree(st.streams);
+	kfree(st.cpus);
+	ring_buffer_free(st.buffer);
+}
+
+static struct kunit_case rw_stress_cases[] = {
+	KUNIT_CASE_SLOW(rw_test_stress),
+	{}
+};
+
+static struct kunit_suite rw_stress_suite = {
+	.name = "ring_buffer_rewind_stress",
+	.test_cases = rw_stress_cases,
+};
+
+kunit_test_suites(&rw_suite, &rw_stress_suite);
+
+MODULE_DESCRIPTION("KUnit tests for ring_buffer_rewind_tail()");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
