@@ -22,19 +22,37 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
 WORKBENCH = REPO / "scripts" / "workbench"
 
-# (label, config, state); the first row is the floor (TRACE=n)
+# (label, config, state); the first row is the floor (TRACE=n).  The
+# benchfg configs have the function and function graph tracers only;
+# --full adds the stock and patched configs, which also carry the
+# latency tracers and everything else ftracetest needs.
 ROWS: List[Tuple[str, str, str]] = [
     ("TRACE=n", "notrace", "notrace"),
-    ("nop (stock)", "stock", "nop"),
-    ("nop", "patched", "nop"),
-    ("graph (stock)", "stock", "graph"),
-    ("graph", "patched", "graph"),
-    ("graph+retval", "patched", "retval"),
+    ("nop (stock)", "benchfg-stock", "nop"),
+    ("nop", "benchfg", "nop"),
+    ("graph (stock)", "benchfg-stock", "graph"),
+    ("graph", "benchfg", "graph"),
+    ("graph+retval", "benchfg", "retval"),
+]
+FULL_ROWS: List[Tuple[str, str, str]] = [
+    ("nop (stock, full)", "stock", "nop"),
+    ("nop (full)", "patched", "nop"),
+    ("graph (stock, full)", "stock", "graph"),
+    ("graph (full)", "patched", "graph"),
+    ("graph+retval (full)", "patched", "retval"),
 ]
 THRESH_ROWS: List[Tuple[str, str, str]] = [
-    ("graph thresh=100us", "patched", "thresh"),
-    ("graph thresh=100us tree", "patched", "thresh-tree"),
+    ("graph thresh=100us", "benchfg", "thresh"),
+    ("graph thresh=100us tree", "benchfg", "thresh-tree"),
 ]
+
+
+def read_result(result: Path) -> Dict[str, List[str]]:
+    values: Dict[str, List[str]] = {}
+    for line in result.read_text().splitlines():
+        key, _, val = line.partition(" ")
+        values.setdefault(key, []).append(val)
+    return values
 
 
 def run_state(config: str, state: str, runs: int, outdir: Path,
@@ -52,11 +70,7 @@ def run_state(config: str, state: str, runs: int, outdir: Path,
     if proc.returncode != 0 or not result.exists():
         raise SystemExit(f"{config}/{state}: workbench run failed "
                          f"(status {proc.returncode})")
-    values: Dict[str, List[str]] = {}
-    for line in result.read_text().splitlines():
-        key, _, val = line.partition(" ")
-        values.setdefault(key, []).append(val)
-    return values
+    return read_result(result)
 
 
 def fmt_s(ns: float) -> str:
@@ -74,54 +88,71 @@ def main() -> int:
     ap.add_argument("--thresh", action="store_true",
                     help="also tracing_thresh with and without "
                          "funcgraph-thresh-tree (needs that option)")
+    ap.add_argument("--full", action="store_true",
+                    help="also the full stock and patched configs")
     ap.add_argument("--only", default="",
                     help="comma-separated configs to run (default all)")
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--keep", type=Path,
                     help="keep the per-boot results in this directory")
+    ap.add_argument("--report", type=Path,
+                    help="boot nothing: print the table from the results "
+                         "a previous --keep run left in this directory")
     args = ap.parse_args()
 
-    rows = ROWS + (THRESH_ROWS if args.thresh else [])
+    rows = (ROWS + (THRESH_ROWS if args.thresh else [])
+            + (FULL_ROWS if args.full else []))
     if args.only:
         keep = set(args.only.split(","))
         rows = [r for r in rows if r[1] in keep]
     os.environ.setdefault("WB_CACHE", str(REPO / ".cache"))
 
-    tmp = args.keep or Path(tempfile.mkdtemp(prefix="fgraph-overhead."))
+    tmp = (args.report or args.keep
+           or Path(tempfile.mkdtemp(prefix="fgraph-overhead.")))
     tmp.mkdir(parents=True, exist_ok=True)
     results = []
     for label, config, state in rows:
-        vals = run_state(config, state, args.runs, tmp, args.timeout)
+        if args.report:
+            res = tmp / f"{config}-{state}" / "result.txt"
+            if not res.exists():
+                continue
+            vals = read_result(res)
+        else:
+            vals = run_state(config, state, args.runs, tmp, args.timeout)
         elapsed = [int(v) for v in vals.get("elapsed_ns", [])]
         calls = int(vals["calls"][0]) if vals.get("calls") else None
         results.append((label, config, state, elapsed, calls,
                         vals.get("kernel", ["?"])[0]))
 
-    # Calls per round: the profiler's count of the same kernel in the nop
-    # state (the TRACE=n kernel cannot count, so it borrows the patched
-    # kernel's), as the paper estimated its counts.
+    # Calls per round.  The function profiler counts through the graph
+    # tracer's entry hook, so it counts what the kernel's graph tracer can
+    # trace: the stock kernel misses frameless leaf functions.  "executed"
+    # is the patched (benchfg) kernel's count, the mcount call sites every
+    # kernel runs; "traced" is each kernel's own count.
     nop_calls: Dict[str, int] = {}
     for label, config, state, _, calls, _ in results:
         if state == "nop" and calls:
             nop_calls[config] = calls
-    fallback = nop_calls.get("patched") or next(iter(nop_calls.values()),
-                                                 None)
-    base_tpf = None
-    print("| state | kernel | elapsed (median of %d) | calls/round | "
-          "time/call (ns) | overhead/call (ns) | vs TRACE=n |" % args.runs)
-    print("|---|---|---|---|---|---|---|")
+    executed = nop_calls.get("benchfg") or nop_calls.get("patched")
+    print("| state | config | elapsed (median of %d) | vs TRACE=n | "
+          "calls executed/round | calls traced/round | time/call (ns) | "
+          "overhead/call (ns) | overhead/traced call (ns) |" % args.runs)
+    print("|---|---|---|---|---|---|---|---|---|")
     base_elapsed = None
     for label, config, state, elapsed, calls, kernel in results:
         med = statistics.median(elapsed)
-        n = nop_calls.get(config, fallback)
-        tpf = med / n if n else None
-        if base_tpf is None:
-            base_tpf, base_elapsed = tpf, med
-        over = None if tpf is None or base_tpf is None else tpf - base_tpf
+        if base_elapsed is None:
+            base_elapsed = med
+        traced = nop_calls.get(config)
+        tpf = med / executed if executed else None
+        over = (med - base_elapsed) / executed if executed else None
+        over_t = (med - base_elapsed) / traced if traced else None
         rel = f"{100.0 * (med - base_elapsed) / base_elapsed:+.2f}%"
-        print(f"| {label} | {config} | {fmt_s(med)} | "
-              f"{fmt_ns(n)} | {fmt_ns(tpf)} | "
-              f"{fmt_ns(over) if state != 'notrace' else '-'} | {rel} |")
+        if state == "notrace":
+            over = over_t = None
+        print(f"| {label} | {config} | {fmt_s(med)} | {rel} | "
+              f"{fmt_ns(executed)} | {fmt_ns(traced)} | {fmt_ns(tpf)} | "
+              f"{fmt_ns(over)} | {fmt_ns(over_t)} |")
     print()
     print("Elapsed rounds (ns): " + "; ".join(
         f"{r[0]}: {', '.join(str(e) for e in r[3])}" for r in results))
@@ -138,10 +169,14 @@ def main() -> int:
           "and reports the median.  Calls "
           "per round come from the function profiler "
           "(function_profile_enabled, summed trace_stat/function*) in a "
-          "separate round of the nop state of the same kernel "
-          "(TRACE=n uses the patched kernel's count).  time/call = "
-          "elapsed / calls; overhead/call = time/call - time/call of "
-          "TRACE=n." % args.runs)
+          "separate round of the nop state of each kernel; it counts "
+          "through the graph entry hook, so it sees what that kernel's "
+          "graph tracer can trace.  calls executed = the patched "
+          "kernel's count (every kernel runs the same call sites); "
+          "time/call = elapsed / calls executed; overhead/call = "
+          "(elapsed - elapsed of TRACE=n) / calls executed; "
+          "overhead/traced call divides by the kernel's own count."
+          % args.runs)
     print(f"Per-boot results: {tmp}")
     return 0
 
