@@ -370,7 +370,7 @@ static unsigned int stress_seconds = 10;
 module_param(stress_seconds, uint, 0444);
 MODULE_PARM_DESC(stress_seconds, "how long the stress test runs");
 
-#define ST_IDS		(1U << 21)	/* ids per stream */
+#define ST_IDS		BIT(21)	/* ids per stream */
 #define ST_DEPTH	6
 #define ST_MAGIC	0x5eed1e55U
 

@@ -107,7 +107,7 @@ run() {
 	echo "$line" | tee -a $OUT/results.txt
 }
 
-for wl in lssed findsys; do
+for wl in ${WORKLOADS:-lssed findsys}; do
 	run $wl nop 0
 	run $wl profile 0
 	run $wl graph 0

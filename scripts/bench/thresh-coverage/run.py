@@ -8,7 +8,7 @@ upstream does (exits only), when their entries are turned into padding
 Boots the patched kernel once under deterministic timing
 (scripts/workbench run patched --icount), runs guest.sh and prints a
 table and the method.  Options: --iter-lssed N --iter-findsys N
---thresholds "100 1000 100000" --out DIR --no-run (parse DIR again).
+--thresholds "100 1000 100000" --workloads "lssed findsys" --out DIR --no-run (parse DIR again).
 """
 
 import argparse
@@ -117,8 +117,11 @@ def main():
     ap.add_argument("--iter-lssed", type=int, default=10)
     ap.add_argument("--iter-findsys", type=int, default=2)
     ap.add_argument("--thresholds", default="100 1000 100000")
+    ap.add_argument("--workloads", default="lssed findsys")
     ap.add_argument("--out", default=str(ROOT / "out" / "thresh-coverage"))
     ap.add_argument("--no-run", action="store_true")
+    ap.add_argument("--no-build", action="store_true",
+                    help="boot the last build of patched")
     ap.add_argument("--workbench", default=str(ROOT / "scripts" / "workbench"))
     args = ap.parse_args()
     out = Path(args.out)
@@ -127,8 +130,12 @@ def main():
         params = out / "params"
         params.write_text(f"ITER_LSSED={args.iter_lssed}\n"
                           f"ITER_FINDSYS={args.iter_findsys}\n"
-                          f"THRESHOLDS=\"{args.thresholds}\"\n")
-        cmd = [args.workbench, "run", "patched", "--icount",
+                          f"THRESHOLDS=\"{args.thresholds}\"\n"
+                          f"WORKLOADS=\"{args.workloads}\"\n")
+        cmd = [args.workbench, "run", "patched", "--icount"]
+        if args.no_build:
+            cmd.append("--no-build")
+        cmd += [
                "--timeout", "7200", "--out", str(out),
                "--file", f"params={params}", str(HERE / "guest.sh")]
         print("$ " + " ".join(cmd), file=sys.stderr)
