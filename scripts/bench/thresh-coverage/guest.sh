@@ -1,6 +1,6 @@
 #!/bin/sh
-# Guest side of the thresh-coverage benchmark (see README in this
-# directory's RESULTS.md and run.py).  Writes one "key=value ..." line per
+# Guest side of the thresh-coverage benchmark (see RESULTS.md and run.py
+# in this directory).  Writes one "key=value ..." line per
 # run to /out/results.txt.
 #
 # tracefs is mounted at /tracing and unmounted from /sys, so that the
@@ -10,8 +10,8 @@ OUT=/out
 mkdir -p $OUT
 : > $OUT/results.txt
 
-ITER_LSSED=${ITER_LSSED:-10}
-ITER_FINDSYS=${ITER_FINDSYS:-2}
+ITER_LSSED=${ITER_LSSED:-20}
+ITER_FINDSYS=${ITER_FINDSYS:-1}
 THRESHOLDS=${THRESHOLDS:-"100 1000 100000"}
 [ -f /in/params ] && . /in/params
 

@@ -114,8 +114,8 @@ profiler in a separate run of the same workload.""")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--iter-lssed", type=int, default=10)
-    ap.add_argument("--iter-findsys", type=int, default=2)
+    ap.add_argument("--iter-lssed", type=int, default=20)
+    ap.add_argument("--iter-findsys", type=int, default=1)
     ap.add_argument("--thresholds", default="100 1000 100000")
     ap.add_argument("--workloads", default="lssed findsys")
     ap.add_argument("--out", default=str(ROOT / "out" / "thresh-coverage"))
