@@ -1,12 +1,16 @@
 #!/bin/sh
 # Guest side of the function graph overhead benchmark (Table 2 of the
 # paper).  Run by run.py through "workbench run CONFIG --icount"; the
-# wrapper sets STATE (notrace, nop, graph, retval, thresh, thresh-tree)
-# and RUNS, then sources this file.  Results go to /out/result.txt as
+# wrapper sets STATE (notrace, nop, graph, retval, thresh, thresh-tree),
+# RUNS (timed rounds), ITER (iterations of "find /sys" per round; the
+# paper's loop has 10) and COUNT (1: count the calls with the function
+# profiler), then sources this file.  Results go to /out/result.txt as
 # "key value" lines.
 
 STATE=${STATE:-nop}
 RUNS=${RUNS:-3}
+ITER=${ITER:-10}
+COUNT=${COUNT:-0}
 out=/out/result.txt
 mkdir -p /out
 : > $out
@@ -21,8 +25,8 @@ T=/tracing
 mkdir -p $T
 mount -t tracefs nodev $T 2>/dev/null
 
-workload() {
-	for i in $(seq 1 10); do
+workload() { # iterations
+	for i in $(seq 1 $1); do
 		echo $i
 		find /sys >/dev/null
 	done >/dev/null
@@ -32,6 +36,14 @@ now() { # guest time in ns; under -icount one ns is one instruction
 	# (busybox date has no %N; the hrtimer list prints ktime in ns)
 	sed -n 's/^now at \([0-9]*\) nsecs$/\1/p' /proc/timer_list
 }
+
+echo "state $STATE" >> $out
+echo "kernel $(uname -r)" >> $out
+echo "iterations $ITER" >> $out
+echo "mounts $(grep -c ' /sys' /proc/mounts)" >> $out
+
+# Warm the dentry and inode caches with the tracer off
+workload 10
 
 case $STATE in
 notrace)
@@ -44,6 +56,15 @@ nop)
 	echo nop > $T/current_tracer
 	;;
 graph|retval|thresh|thresh-tree)
+	if [ $STATE = retval ]; then
+		echo 1 > $T/options/funcgraph-retval || exit 1
+	fi
+	if [ $STATE = thresh ] || [ $STATE = thresh-tree ]; then
+		echo 100 > $T/tracing_thresh || exit 1
+	fi
+	if [ $STATE = thresh-tree ]; then
+		echo 1 > $T/options/funcgraph-thresh-tree || exit 1
+	fi
 	echo function_graph > $T/current_tracer
 	;;
 *)
@@ -51,47 +72,34 @@ graph|retval|thresh|thresh-tree)
 	exit 1
 	;;
 esac
-if [ $STATE = retval ]; then
-	echo 1 > $T/options/funcgraph-retval || exit 1
-fi
-if [ $STATE = thresh ] || [ $STATE = thresh-tree ]; then
-	echo 100 > $T/tracing_thresh || exit 1
-fi
-if [ $STATE = thresh-tree ]; then
-	echo 1 > $T/options/funcgraph-thresh-tree || exit 1
-fi
 
-echo "state $STATE" >> $out
-echo "kernel $(uname -r)" >> $out
-
-# Warm the dentry and inode caches, then time RUNS rounds.
-workload
 for r in $(seq 1 $RUNS); do
 	t0=$(now)
-	workload
+	workload $ITER
 	t1=$(now)
 	echo "elapsed_ns $((t1 - t0))" >> $out
 done
 
 if [ -d $T/options ]; then
-	# Entries written to the ring buffer by the last round (all CPUs)
+	# Entries the tracer wrote (all CPUs): written/kept in the buffer
 	echo "trace_entries $(head -n 5 $T/trace | grep -o 'entries-written: [0-9]*/[0-9]*' | sed 's/.*: //')" >> $out
 	echo nop > $T/current_tracer
 	echo 0 > $T/tracing_thresh 2>/dev/null
 fi
 
-# Count the function calls of one round with the function profiler, in a
-# separate round: the profiler costs time of its own.
-if [ -f $T/function_profile_enabled ]; then
+# Count the function calls of one iteration with the function profiler,
+# in a separate round: the profiler costs time of its own (as much as the
+# graph tracer: it counts in the graph entry hook).
+if [ $COUNT = 1 ] && [ -f $T/function_profile_enabled ]; then
 	echo 0 > $T/function_profile_enabled
 	echo 1 > $T/function_profile_enabled
-	workload
+	workload 1
 	echo 0 > $T/function_profile_enabled
 	calls=0
 	for f in $T/trace_stat/function*; do
 		n=$(awk 'NR > 2 { s += $2 } END { printf "%d", s }' $f)
 		calls=$((calls + n))
 	done
-	echo "calls $calls" >> $out
+	echo "calls_per_iteration $calls" >> $out
 fi
 exit 0
