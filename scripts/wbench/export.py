@@ -65,7 +65,8 @@ def replay(repo: Path) -> int:
         for rel in patch.new_files:
             dest = repo / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / rel, dest)
+            # Keep links as links (ftd's command is a link to ftd.py).
+            shutil.copy2(REPO / rel, dest, follow_symlinks=False)
             git(repo, "add", "-f", rel)
         message = header.subject + "\n\n" + header.body
         msg_file = repo / ".git" / "WB_MSG"

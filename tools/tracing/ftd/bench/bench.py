@@ -8,7 +8,7 @@ time.monotonic() around it and peak memory from os.wait4()'s ru_maxrss.
 Every tool reads the same uncompressed file, after one untimed warm-up
 read so that all of them find it in the page cache.
 
-    tools/tracing/ftd/bench/bench.py [--size-mb 216] [--runs 3]
+    python3 bench/bench.py [--size-mb 216] [--runs 3]   (from tools/tracing/ftd)
 """
 
 import argparse

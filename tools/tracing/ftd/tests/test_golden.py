@@ -3,7 +3,10 @@
 
 The excerpts in data/ are the first lines of the real traces S1..S4
 (one per option combination the traces were captured with) plus small
-hand-written traces for the other shapes.  Every number asserted here
+hand-written traces for the other shapes.  Their trailing blanks (the
+kernel pads context-switch and header lines) are stripped so that the
+patch stays clean under checkpatch; test_real.py reads the untouched
+traces.  Every number asserted here
 was worked out from the trace lines by hand (or with grep/awk on the
 raw text), not copied from ftd's output; the working is in comments."""
 
