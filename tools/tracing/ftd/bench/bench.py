@@ -4,7 +4,7 @@
 and against `wc -l`, on one large trace built from the real traces.
 
 Each tool runs as its own child process; wall time comes from
-time.monotonic() around it and peak memory from os.wait4()'s ru_maxrss.
+under /usr/bin/time: CPU time (user + system), wall time and peak RSS.
 Every tool reads the same uncompressed file, after one untimed warm-up
 read so that all of them find it in the page cache.
 
