@@ -3,8 +3,8 @@
 """Benchmark ftd's parser against the pm-graph sleepgraph.py parser loop
 and against `wc -l`, on one large trace built from the real traces.
 
-Each tool runs as its own child process; wall time comes from
-under /usr/bin/time: CPU time (user + system), wall time and peak RSS.
+Each tool runs as its own child process under /usr/bin/time, which
+gives its CPU time (user + system), wall time and peak RSS.
 Every tool reads the same uncompressed file, after one untimed warm-up
 read so that all of them find it in the page cache.
 
