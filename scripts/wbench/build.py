@@ -18,7 +18,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Union
+from typing import Dict, List, Optional, Union
 
 from . import arch
 from .base import base_tree
@@ -96,17 +96,23 @@ def source_tree(config: KernelConfig) -> Path:
     return base_tree() if config.tree == "base" else patched_tree()
 
 
-def make_args(config: KernelConfig, src: Path) -> List[str]:
+def make_args(config: KernelConfig, src: Path,
+              out: Optional[Path] = None) -> List[str]:
     jobs = os.cpu_count() or 2
     cc = arch.CROSS_COMPILE + "gcc"
     if shutil.which("ccache"):
         cc = "ccache " + cc
-    return ["make", "-C", str(src), f"O={config.build_dir}", f"ARCH={arch.ARCH}",
+    out = out or config.build_dir
+    return ["make", "-C", str(src), f"O={out}", f"ARCH={arch.ARCH}",
             f"CROSS_COMPILE={arch.CROSS_COMPILE}", f"CC={cc}", f"-j{jobs}"]
 
 
 def configure(config: KernelConfig, src: Path, strict: bool = True) -> None:
     """(Re)generate .config when the fragments or the tree changed.
+
+    The config is generated in a scratch directory and only copied into
+    the build directory when it differs, so that regenerating it does
+    not touch every option's timestamp and force a full rebuild.
 
     Strictly, every option the fragments set must end up so; a build of
     an early point in the series (strict=False) lets later options go.
@@ -117,15 +123,20 @@ def configure(config: KernelConfig, src: Path, strict: bool = True) -> None:
     if dotconfig.exists() and stamp.exists() and stamp.read_text() == key:
         return
     config.build_dir.mkdir(parents=True, exist_ok=True)
-    make = make_args(config, src)
+    scratch = config.build_dir.parent / f".{config.name}.kconfig"
+    new = scratch / ".config"
+    make = make_args(config, src, scratch)
     run(make + ["tinyconfig"], what="make tinyconfig")
     merge: List[Union[str, Path]] = [
-        src / "scripts/kconfig/merge_config.sh", "-m", "-O",
-        config.build_dir, dotconfig]
+        src / "scripts/kconfig/merge_config.sh", "-m", "-O", scratch, new]
     run(merge + list(config.fragments),
         env={"ARCH": arch.ARCH, "CROSS_COMPILE": arch.CROSS_COMPILE},
         capture=True, what="merge_config.sh")
     run(make + ["olddefconfig"], what="make olddefconfig")
+    if not dotconfig.exists() or dotconfig.read_text() != new.read_text():
+        shutil.copyfile(new, dotconfig)
+        run(make_args(config, src) + ["olddefconfig"],
+            what="make olddefconfig")
     got: Dict[str, str] = {}
     for line in dotconfig.read_text().splitlines():
         m = re.match(r"^(CONFIG_\w+)=(.*)$", line)

@@ -85,8 +85,8 @@ def step_selftest() -> Counts:
     got.save(out / "results.txt", ["ftracetest on patched (make check)"])
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in selftest.project_tests() if t in tests]
-    problems = selftest.compare(selftest.Results.load(selftest.EXPECTED),
-                                got, own)
+    problems = selftest.confirm(config, selftest.Results.load(
+        selftest.EXPECTED), got, own, 2, 300, out)
     for p in problems:
         log(f"check: {p}")
     return len(got.results) - min(len(problems), len(got.results)), \
