@@ -6,13 +6,13 @@
 #   make demo     the paper's example on the patched kernel, with ftd
 #   make check    every test: series, build, guest tests, ftracetest, ftd
 #   make series   export the upstream-style series to out/series
-#   make bench    (see README: benchmarks of the kernel issues)
+#   make bench    run the benchmarks (long: about an hour; see README)
 #   make clean    remove out/ (builds in .cache/ are kept)
 #   make distclean  also remove .cache/ (the base tree and all builds)
 
 WORKBENCH := scripts/workbench
 
-.PHONY: all deps demo check series clean distclean
+.PHONY: all deps demo check series bench clean distclean
 
 all: check
 
@@ -27,6 +27,11 @@ check: deps
 
 series: deps
 	$(WORKBENCH) series --check --out out/series
+
+bench: deps
+	scripts/bench/fgraph-overhead/run.py --thresh --keep out/bench/fgraph-overhead
+	scripts/bench/thresh-coverage/run.py --out out/bench/thresh-coverage
+	python3 tools/tracing/ftd/bench/bench.py
 
 clean:
 	rm -rf out
