@@ -8,7 +8,7 @@ import fnmatch
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, Node,
-                    FuncStats, new_node, task_name)
+                    FuncStats, add_node_stats, new_node, task_name)
 
 Roots = Dict[str, Node]
 
@@ -107,13 +107,7 @@ def top_callees(roots: Roots) -> Dict[str, Dict[str, int]]:
 
 
 def _add_tree(dst: Node, src: Node) -> None:
-    dst[COUNT] += src[COUNT]
-    dst[TOTAL] += src[TOTAL]
-    if src[MIN] < dst[MIN]:
-        dst[MIN] = src[MIN]
-    if src[MAX] > dst[MAX]:
-        dst[MAX] = src[MAX]
-    dst[LOCAL] += src[LOCAL]
+    add_node_stats(dst, src)
     todo = [(dst, src)]
     while todo:
         d, s = todo.pop()
@@ -121,13 +115,7 @@ def _add_tree(dst: Node, src: Node) -> None:
             dn = d[KIDS].get(k)
             if dn is None:
                 dn = d[KIDS][k] = new_node(k)
-            dn[COUNT] += sn[COUNT]
-            dn[TOTAL] += sn[TOTAL]
-            if sn[MIN] < dn[MIN]:
-                dn[MIN] = sn[MIN]
-            if sn[MAX] > dn[MAX]:
-                dn[MAX] = sn[MAX]
-            dn[LOCAL] += sn[LOCAL]
+            add_node_stats(dn, sn)
             todo.append((dn, sn))
 
 

@@ -40,6 +40,17 @@ def new_node(name: str) -> Node:
     return [name, {}, 0, 0, BIG, 0, 0]
 
 
+def add_node_stats(dst: Node, src: Node) -> None:
+    """Fold src's count, times, min and max into dst (not the children)."""
+    dst[COUNT] += src[COUNT]
+    dst[TOTAL] += src[TOTAL]
+    if src[MIN] < dst[MIN]:
+        dst[MIN] = src[MIN]
+    if src[MAX] > dst[MAX]:
+        dst[MAX] = src[MAX]
+    dst[LOCAL] += src[LOCAL]
+
+
 @dataclasses.dataclass
 class FuncStats:
     """Per-function totals over every call of the function."""

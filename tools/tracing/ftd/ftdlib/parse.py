@@ -24,8 +24,8 @@ from typing import (Any, Callable, Dict, Iterable, List, Optional, Pattern,
 
 from .inputs import TraceInput, TruncatedInput
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError,
-                    FuncStats, Layout, Node, TraceInfo, new_node,
-                    task_name)
+                    FuncStats, Layout, Node, TraceInfo, add_node_stats,
+                    new_node, task_name)
 
 # Pieces of the line, one per optional column, in the kernel's order
 # (print_graph_prologue() and print_graph_duration()).
@@ -1036,13 +1036,7 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
         if have is None:
             dst[name] = node
             continue
-        have[COUNT] += node[COUNT]
-        have[TOTAL] += node[TOTAL]
-        if node[MIN] < have[MIN]:
-            have[MIN] = node[MIN]
-        if node[MAX] > have[MAX]:
-            have[MAX] = node[MAX]
-        have[LOCAL] += node[LOCAL]
+        add_node_stats(have, node)
         merge_kids(have[KIDS], node[KIDS])
 
 
