@@ -42,7 +42,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     result = guest.boot(config, script.read_text(), files=_files(args.file),
                         out_dir=Path(args.out) if args.out else None,
                         smp=smp, icount=args.icount, append=args.append,
-                        timeout=args.timeout, echo=not args.quiet)
+                        timeout=args.timeout, echo=not args.quiet,
+                        plugins=args.plugin)
     result.report()
     if result.status is not None and args.out:
         log(f"guest /out copied to {args.out}")
@@ -104,6 +105,9 @@ def parser() -> argparse.ArgumentParser:
                    help="put a host file or directory at /in/GUEST")
     p.add_argument("--quiet", action="store_true",
                    help="do not echo the console (it is still logged)")
+    p.add_argument("--plugin", action="append", default=[],
+                   metavar="LIB.so[,ARG=VALUE...]",
+                   help="load a QEMU TCG plugin (repeatable)")
     p.add_argument("script")
     p.set_defaults(func=cmd_run)
 

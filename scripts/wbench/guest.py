@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable, Dict, List, Optional
+from typing import IO, Callable, Dict, List, Optional, Sequence
 
 from . import arch
 from .base import base_tree
@@ -197,11 +197,13 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
          on_line: Optional[LineHook] = None,
          on_tick: Optional[TickHook] = None,
          log_path: Optional[Path] = None,
-         interactive: bool = False) -> GuestResult:
+         interactive: bool = False,
+         plugins: Sequence[str] = ()) -> GuestResult:
     """Boot config's kernel, run the shell script text job, collect /out.
 
     Interactive runs hand the terminal to the guest's console (QEMU's
     monitor on Ctrl-A C, quit with Ctrl-A X) and are not watched.
+    plugins are QEMU TCG plugin specs ("lib.so,arg=value").
     """
     image = config.image
     if not image.exists():
@@ -237,6 +239,8 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
             "-device", "virtio-blk-device,drive=wbout,serial=wb-out"]
         if icount:
             cmd += ["-icount", "shift=0,sleep=off"]
+        for plugin in plugins:
+            cmd += ["-plugin", plugin]
         if interactive:
             cmd[cmd.index("stdio")] = "mon:stdio"
             log("$ " + " ".join(cmd))

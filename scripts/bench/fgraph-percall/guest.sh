@@ -1,0 +1,78 @@
+#!/bin/sh
+# Guest side of the per-call cost benchmark.  Run by run.py through
+# "workbench run CONFIG --icount"; the wrapper sets STATES (the tracer
+# states to measure, in order) and CALLS (traced calls per state), then
+# sources this file.  Each state is set up in tracefs, the
+# ftrace_call_cost module times CALLS calls of its traced function, and
+# the state is torn down again.  Results go to /out/result.txt as
+# "percall STATE <the module's result line>".
+
+CALLS=${CALLS:-20000}
+T=/sys/kernel/tracing
+P=/sys/module/ftrace_call_cost/parameters/run
+out=/out/result.txt
+mkdir -p /out
+: > $out
+echo "kernel $(uname -r)" >> $out
+
+if [ -f /in/ftrace-call-cost.ko ]; then
+	insmod /in/ftrace-call-cost.ko || exit 1
+else
+	modprobe ftrace_call_cost || exit 1
+fi
+cat /proc/kallsyms > /out/kallsyms
+
+fail() {
+	echo "state $1: $2" >&2
+	exit 1
+}
+
+# set STATE: put tracefs in STATE (everything starts from nop)
+set_state() {
+	case $1 in
+	nop)	;;
+	function)
+		echo function > $T/current_tracer ;;
+	function-off)	# the function tracer with the ring buffer off
+		echo 0 > $T/tracing_on
+		echo function > $T/current_tracer ;;
+	graph)
+		echo function_graph > $T/current_tracer ;;
+	graph-off)	# function_graph with the ring buffer off
+		echo 0 > $T/tracing_on
+		echo function_graph > $T/current_tracer ;;
+	graph-skip)	# the graph entry runs but rejects the call
+		echo schedule > $T/set_graph_function
+		echo function_graph > $T/current_tracer ;;
+	retval)
+		echo 1 > $T/options/funcgraph-retval || return 1
+		echo function_graph > $T/current_tracer ;;
+	thresh)	# 100 us: the benchmark's calls are all shorter
+		echo 100 > $T/tracing_thresh
+		echo function_graph > $T/current_tracer ;;
+	thresh-tree)
+		echo 1 > $T/options/funcgraph-thresh-tree || return 1
+		echo 100 > $T/tracing_thresh
+		echo function_graph > $T/current_tracer ;;
+	*)	return 1 ;;
+	esac
+}
+
+reset_state() {
+	echo nop > $T/current_tracer
+	echo 0 > $T/tracing_thresh
+	echo > $T/set_graph_function
+	[ -f $T/options/funcgraph-retval ] &&
+		echo 0 > $T/options/funcgraph-retval
+	[ -f $T/options/funcgraph-thresh-tree ] &&
+		echo 0 > $T/options/funcgraph-thresh-tree
+	echo 1 > $T/tracing_on
+	echo > $T/trace
+}
+
+for state in $STATES; do
+	set_state $state || fail $state "not supported by this kernel"
+	echo $CALLS > $P || fail $state "the benchmark failed"
+	echo "percall $state $(cat $P)" >> $out
+	reset_state
+done

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Instructions per traced call on ARM, per tracer state and per function.
+
+Boots each kernel once with "scripts/workbench run CONFIG --icount" and
+has the ftrace_call_cost module (samples/ftrace/ftrace-call-cost.c) time
+CALLS calls of a traced function in every tracer state, one after the
+other in the same guest.  Under -icount shift=0,sleep=off one guest
+nanosecond is one guest instruction, so the numbers count instructions.
+
+With --profile STATE it boots once more per kernel with a QEMU TCG plugin
+(insn-profile.c) that counts the instructions executed inside the
+module's timed windows per translation block, and prints where the
+instructions of one call go, per function.
+
+The stock kernel cannot hold the module in its tree, so it is built
+there as an external module from the same source file.
+"""
+
+import argparse
+import bisect
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent.parent
+WORKBENCH = REPO / "scripts" / "workbench"
+MODULE_SOURCE = REPO / "samples" / "ftrace" / "ftrace-call-cost.c"
+sys.path.insert(0, str(REPO / "scripts"))
+
+from wbench import build  # noqa: E402
+
+STOCK_STATES = ["nop", "function", "function-off", "graph", "graph-off",
+                "graph-skip", "thresh"]
+PATCHED_STATES = STOCK_STATES + ["thresh-tree", "retval"]
+DEFAULT_CONFIGS = ["benchfg-stock", "benchfg"]
+
+STATE_TEXT = {
+    "nop": "nop (call sites patched out)",
+    "function": "function tracer",
+    "function-off": "function tracer, tracing_on=0",
+    "graph": "function_graph",
+    "graph-off": "function_graph, tracing_on=0",
+    "graph-skip": "function_graph, entry rejects (set_graph_function)",
+    "thresh": "function_graph, tracing_thresh=100 (exits only)",
+    "thresh-tree": "function_graph, tracing_thresh=100, thresh-tree",
+    "retval": "function_graph, funcgraph-retval",
+}
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def external_module(config: build.KernelConfig, workdir: Path) -> Path:
+    """Build the benchmark module against CONFIG's build directory."""
+    moddir = workdir / f"module-{config.name}"
+    moddir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(MODULE_SOURCE, moddir / MODULE_SOURCE.name)
+    (moddir / "Kbuild").write_text("obj-m += ftrace-call-cost.o\n")
+    cmd = build.make_args(config, build.source_tree(config)) + [
+        f"M={moddir}", "modules"]
+    log("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, stdout=sys.stderr)
+    return moddir / "ftrace-call-cost.ko"
+
+
+def boot(config: str, states: List[str], calls: int, outdir: Path,
+         module: Optional[Path], plugin: Optional[str],
+         timeout: int) -> Dict[str, str]:
+    """Run STATES on CONFIG in one boot; return state -> result line."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    wrapper = outdir / "job.sh"
+    wrapper.write_text(f"STATES='{' '.join(states)}'\nCALLS={calls}\n"
+                       ". /in/guest.sh\n")
+    cmd = [str(WORKBENCH), "run", config, "--icount", "--quiet",
+           "--no-build", "--timeout", str(timeout), "--out", str(outdir),
+           "--file", f"guest.sh={HERE / 'guest.sh'}"]
+    if module:
+        cmd += ["--file", f"ftrace-call-cost.ko={module}"]
+    if plugin:
+        cmd += ["--plugin", plugin]
+    cmd.append(str(wrapper))
+    log("$ " + " ".join(cmd))
+    proc = subprocess.run(cmd, stdout=sys.stderr)
+    result = outdir / "result.txt"
+    if proc.returncode != 0 or not result.exists():
+        raise SystemExit(f"{config}: workbench run failed "
+                         f"(status {proc.returncode}); see {outdir}")
+    return read_result(result)
+
+
+def read_result(path: Path) -> Dict[str, str]:
+    found: Dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("percall "):
+            _, state, rest = line.split(" ", 2)
+            found[state] = rest
+    return found
+
+
+def field(result: str, name: str) -> float:
+    m = re.search(rf"\b{name} (-?[0-9.]+)", result)
+    if not m:
+        raise SystemExit(f"no {name} in {result!r}")
+    return float(m.group(1))
+
+
+class Symbols:
+    """Address to function name, from System.map and module kallsyms."""
+
+    def __init__(self, system_map: Path, kallsyms: Optional[Path]) -> None:
+        entries: List[Tuple[int, str]] = []
+        for path, modules_only in ((system_map, False), (kallsyms, True)):
+            if path is None or not path.exists():
+                continue
+            for line in path.read_text().splitlines():
+                parts = line.split()
+                if len(parts) < 3 or parts[1].lower() not in "tw":
+                    continue
+                if modules_only and not (len(parts) == 4
+                                         and parts[3].startswith("[")):
+                    continue
+                entries.append((int(parts[0], 16), parts[2]))
+        entries.sort()
+        self.addrs = [a for a, _ in entries]
+        self.names = [n for _, n in entries]
+
+    def lookup(self, addr: int) -> str:
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        return self.names[i] if i >= 0 else f"0x{addr:x}"
+
+
+def profile_table(profile: Path, symbols: Symbols,
+                  calls_per_window: int) -> Tuple[int, List[Tuple[str, float]]]:
+    per_func: Dict[str, int] = defaultdict(int)
+    windows = 0
+    for line in profile.read_text().splitlines():
+        if line.startswith("# windows "):
+            windows = int(line.split()[2])
+            continue
+        addr, insns, execs = line.split()
+        per_func[symbols.lookup(int(addr, 16))] += int(insns) * int(execs)
+    calls = windows * calls_per_window
+    if not calls:
+        raise SystemExit(f"{profile}: no marked window ran")
+    rows = sorted(((f, n / calls) for f, n in per_func.items()),
+                  key=lambda r: -r[1])
+    return calls, rows
+
+
+def print_profile(config: str, state: str, calls: int,
+                  rows: List[Tuple[str, float]], minimum: float) -> None:
+    total = sum(n for _, n in rows)
+    print(f"\n### Where one call goes: {config}, {STATE_TEXT[state]}\n")
+    print(f"{calls:,} calls profiled; {total:,.1f} instructions per call "
+          "in the timed window (loop and untraced callee included).\n")
+    print("| function | instructions/call | share |")
+    print("|---|---|---|")
+    rest = 0.0
+    for func, n in rows:
+        if n < minimum:
+            rest += n
+            continue
+        print(f"| {func} | {n:,.1f} | {100 * n / total:.1f}% |")
+    if rest:
+        print(f"| (functions under {minimum:g} each) | {rest:,.1f} | "
+              f"{100 * rest / total:.1f}% |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
+                    help="comma-separated configs (default %(default)s); "
+                    "configs on the base tree get the states of the stock "
+                    "kernel")
+    ap.add_argument("--calls", type=int, default=20000,
+                    help="traced calls per state (default %(default)s)")
+    ap.add_argument("--profile", action="append", default=[],
+                    metavar="STATE", help="also profile STATE per function "
+                    "(one more boot per config and state)")
+    ap.add_argument("--min", type=float, default=5.0,
+                    help="fold profile rows under this many instructions")
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--keep", type=Path,
+                    help="keep the per-boot results in this directory")
+    ap.add_argument("--report", type=Path, help="boot nothing: print the "
+                    "tables from a previous --keep directory")
+    args = ap.parse_args()
+    os.environ.setdefault("WB_CACHE", str(REPO / ".cache"))
+
+    work = (args.report or args.keep
+            or Path(tempfile.mkdtemp(prefix="fgraph-percall.")))
+    work.mkdir(parents=True, exist_ok=True)
+    configs = args.configs.split(",")
+    results: Dict[str, Dict[str, str]] = {}
+    loaded: Dict[str, build.KernelConfig] = {}
+    for name in configs:
+        config = loaded[name] = (build.KernelConfig.load(name) if args.report
+                                 else build.build(name))
+        states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
+        if args.report:
+            results[name] = read_result(work / name / "result.txt")
+            continue
+        module = (external_module(config, work) if config.tree == "base"
+                  else None)
+        results[name] = boot(name, states, args.calls, work / name, module,
+                             None, args.timeout)
+        for state in args.profile:
+            plugin_so = work / "insn-profile.so"
+            subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o",
+                            str(plugin_so), str(HERE / "insn-profile.c")],
+                           check=True)
+            pdir = work / f"{name}-profile-{state}"
+            boot(name, [state], args.calls, pdir, module,
+                 f"{plugin_so},out={pdir / 'profile.txt'}", args.timeout)
+
+    print("| state | " + " | ".join(configs) + " |")
+    print("|---|" + "---|" * len(configs))
+    all_states = [s for s in PATCHED_STATES
+                  if any(s in results[c] for c in configs)]
+    for state in all_states:
+        cells = []
+        for name in configs:
+            res = results[name].get(state)
+            cells.append(f"{field(res, 'overhead_ns'):,.0f}" if res else "-")
+        print(f"| {STATE_TEXT[state]} | " + " | ".join(cells) + " |")
+    print()
+    print("Instructions added per call of a traced function, medians "
+          "over batches of 1000 calls (identical under icount).  Raw "
+          "results: " + "; ".join(
+              f"{c} {s}: {r}" for c in configs
+              for s, r in results[c].items()))
+
+    for name in configs:
+        for state in args.profile:
+            pdir = work / f"{name}-profile-{state}"
+            symbols = Symbols(loaded[name].build_dir / "System.map",
+                              pdir / "kallsyms")
+            calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
+            print_profile(name, state, calls, rows, args.min)
+
+    print()
+    print("Method: qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount "
+          "shift=0,sleep=off (1 guest ns = 1 guest instruction).  One "
+          "boot per kernel; guest.sh sets each tracer state in tracefs in "
+          "turn and writes CALLS to "
+          "/sys/module/ftrace_call_cost/parameters/run, which times CALLS "
+          "calls of a traced function and of its notrace twin in batches "
+          "of 1000 with interrupts off (ktime_get_mono_fast_ns); the "
+          "table shows the median per-call difference.  Profiles count, "
+          "with a QEMU TCG plugin, the instructions of every translation "
+          "block executed between the module's two marker hints, mapped "
+          "to functions with System.map and /proc/kallsyms, divided by "
+          "the calls in the windows.")
+    print(f"Per-boot results: {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
