@@ -232,6 +232,7 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
             "-kernel", str(image), "-initrd", str(cpio),
             "-append", cmdline.strip(),
             "-display", "none", "-monitor", "none", "-serial", "stdio",
+            "-nic", "none",
             "-no-reboot",
             "-drive", f"if=none,format=raw,file={in_tar},id=wbin,readonly=on",
             "-device", "virtio-blk-device,drive=wbin,serial=wb-in",
