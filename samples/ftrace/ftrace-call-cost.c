@@ -80,8 +80,11 @@ static noinline notrace unsigned long ftrace_call_cost_untraced(unsigned long x)
 	return ftrace_call_cost_leaf(x) + 1;
 }
 
-/* Time per call of FTRACE_CALL_COST_BATCH calls, in ns * 100 */
-static u64 ftrace_call_cost_batch(bool traced)
+/*
+ * Time per call of FTRACE_CALL_COST_BATCH calls, in ns * 100.  Not
+ * inlined, so that set_graph_function can pick the batch.
+ */
+static noinline u64 ftrace_call_cost_batch(bool traced)
 {
 	unsigned long sum = 0, flags;
 	u64 start, end;

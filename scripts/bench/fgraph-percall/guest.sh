@@ -1,25 +1,36 @@
 #!/bin/sh
 # Guest side of the per-call cost benchmark.  Run by run.py through
-# "workbench run CONFIG --icount"; the wrapper sets STATES (the tracer
-# states to measure, in order) and CALLS (traced calls per state), then
-# sources this file.  Each state is set up in tracefs, the
-# ftrace_call_cost module times CALLS calls of its traced function, and
-# the state is torn down again.  Results go to /out/result.txt as
-# "percall STATE <the module's result line>".
+# "workbench run CONFIG --icount"; the wrapper sets TARGETS (where the
+# traced function lives: "core" for the sample built into the kernel,
+# "module" for the copy in /in/ftrace-call-cost-mod.ko), STATES (the
+# tracer states to measure, in order) and CALLS (traced calls per state),
+# then sources this file.  For each target and state, tracefs is set up,
+# the benchmark times CALLS calls of its traced function, and the state
+# is torn down again.  Results go to /out/result.txt as
+# "percall TARGET STATE <the benchmark's result line>".
 
 CALLS=${CALLS:-20000}
+TARGETS=${TARGETS:-core}
 T=/sys/kernel/tracing
-P=/sys/module/ftrace_call_cost/parameters/run
 out=/out/result.txt
 mkdir -p /out
 : > $out
 echo "kernel $(uname -r)" >> $out
 
-if [ -f /in/ftrace-call-cost.ko ]; then
-	insmod /in/ftrace-call-cost.ko || exit 1
-else
-	modprobe ftrace_call_cost || exit 1
-fi
+for target in $TARGETS; do
+	case $target in
+	core)
+		[ -d /sys/module/ftrace_call_cost ] || {
+			echo "the kernel has no built-in ftrace_call_cost" >&2
+			exit 1
+		} ;;
+	module)
+		insmod /in/ftrace-call-cost-mod.ko || exit 1 ;;
+	*)
+		echo "unknown target $target" >&2
+		exit 1 ;;
+	esac
+done
 cat /proc/kallsyms > /out/kallsyms
 
 fail() {
@@ -70,9 +81,16 @@ reset_state() {
 	echo > $T/trace
 }
 
-for state in $STATES; do
-	set_state $state || fail $state "not supported by this kernel"
-	echo $CALLS > $P || fail $state "the benchmark failed"
-	echo "percall $state $(cat $P)" >> $out
-	reset_state
+for target in $TARGETS; do
+	if [ $target = core ]; then
+		P=/sys/module/ftrace_call_cost/parameters/run
+	else
+		P=/sys/module/ftrace_call_cost_mod/parameters/run
+	fi
+	for state in $STATES; do
+		set_state $state || fail $state "not supported by this kernel"
+		echo $CALLS > $P || fail $state "the benchmark failed"
+		echo "percall $target $state $(cat $P)" >> $out
+		reset_state
+	done
 done

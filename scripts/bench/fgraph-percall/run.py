@@ -3,9 +3,13 @@
 """Instructions per traced call on ARM, per tracer state and per function.
 
 Boots each kernel once with "scripts/workbench run CONFIG --icount" and
-has the ftrace_call_cost module (samples/ftrace/ftrace-call-cost.c) time
-CALLS calls of a traced function in every tracer state, one after the
-other in the same guest.  Under -icount shift=0,sleep=off one guest
+has the ftrace-call-cost benchmark (samples/ftrace/ftrace-call-cost.c)
+time CALLS calls of a traced function in every tracer state, one after
+the other in the same guest.  The traced function is in the core kernel
+where the kernel has the benchmark built in ("core"), and in a module
+built from the same source file, loaded as ftrace_call_cost_mod
+("module"); the graph entry finds a module function's frame the slow
+way.  Under -icount shift=0,sleep=off one guest
 nanosecond is one guest instruction, so the numbers count instructions.
 
 With --profile STATE it boots once more per kernel with a QEMU TCG plugin
@@ -13,8 +17,8 @@ With --profile STATE it boots once more per kernel with a QEMU TCG plugin
 module's timed windows per translation block, and prints where the
 instructions of one call go, per function.
 
-The stock kernel cannot hold the module in its tree, so it is built
-there as an external module from the same source file.
+The stock kernel cannot hold the benchmark in its tree, so it gets the
+module only.
 """
 
 import argparse
@@ -60,31 +64,43 @@ def log(msg: str) -> None:
 
 
 def external_module(config: build.KernelConfig, workdir: Path) -> Path:
-    """Build the benchmark module against CONFIG's build directory."""
+    """Build the benchmark as module ftrace_call_cost_mod for CONFIG."""
     moddir = workdir / f"module-{config.name}"
     moddir.mkdir(parents=True, exist_ok=True)
     shutil.copy(MODULE_SOURCE, moddir / MODULE_SOURCE.name)
-    (moddir / "Kbuild").write_text("obj-m += ftrace-call-cost.o\n")
+    (moddir / "Kbuild").write_text(
+        "obj-m += ftrace-call-cost-mod.o\n"
+        "ftrace-call-cost-mod-y := ftrace-call-cost.o\n")
     cmd = build.make_args(config, build.source_tree(config)) + [
         f"M={moddir}", "modules"]
     log("$ " + " ".join(cmd))
     subprocess.run(cmd, check=True, stdout=sys.stderr)
-    return moddir / "ftrace-call-cost.ko"
+    return moddir / "ftrace-call-cost-mod.ko"
 
 
-def boot(config: str, states: List[str], calls: int, outdir: Path,
-         module: Optional[Path], plugin: Optional[str],
-         timeout: int) -> Dict[str, str]:
-    """Run STATES on CONFIG in one boot; return state -> result line."""
+def builtin(config: build.KernelConfig) -> bool:
+    """Whether CONFIG has the benchmark built into the kernel."""
+    dot_config = (config.build_dir / ".config").read_text()
+    return "CONFIG_SAMPLE_FTRACE_CALL_COST=y" in dot_config.splitlines()
+
+
+Results = Dict[Tuple[str, str], str]   # (target, state) -> result line
+
+
+def boot(config: str, targets: List[str], states: List[str], calls: int,
+         outdir: Path, module: Optional[Path], plugin: Optional[str],
+         timeout: int) -> Results:
+    """Run STATES on CONFIG in one boot."""
     outdir.mkdir(parents=True, exist_ok=True)
     wrapper = outdir / "job.sh"
-    wrapper.write_text(f"STATES='{' '.join(states)}'\nCALLS={calls}\n"
+    wrapper.write_text(f"TARGETS='{' '.join(targets)}'\n"
+                       f"STATES='{' '.join(states)}'\nCALLS={calls}\n"
                        ". /in/guest.sh\n")
     cmd = [str(WORKBENCH), "run", config, "--icount", "--quiet",
            "--no-build", "--timeout", str(timeout), "--out", str(outdir),
            "--file", f"guest.sh={HERE / 'guest.sh'}"]
     if module:
-        cmd += ["--file", f"ftrace-call-cost.ko={module}"]
+        cmd += ["--file", f"ftrace-call-cost-mod.ko={module}"]
     if plugin:
         cmd += ["--plugin", plugin]
     cmd.append(str(wrapper))
@@ -97,12 +113,12 @@ def boot(config: str, states: List[str], calls: int, outdir: Path,
     return read_result(result)
 
 
-def read_result(path: Path) -> Dict[str, str]:
-    found: Dict[str, str] = {}
+def read_result(path: Path) -> Results:
+    found: Results = {}
     for line in path.read_text().splitlines():
         if line.startswith("percall "):
-            _, state, rest = line.split(" ", 2)
-            found[state] = rest
+            _, target, state, rest = line.split(" ", 3)
+            found[(target, state)] = rest
     return found
 
 
@@ -200,64 +216,70 @@ def main() -> int:
             or Path(tempfile.mkdtemp(prefix="fgraph-percall.")))
     work.mkdir(parents=True, exist_ok=True)
     configs = args.configs.split(",")
-    results: Dict[str, Dict[str, str]] = {}
+    results: Dict[str, Results] = {}
+    columns: List[Tuple[str, str]] = []    # (config, target)
     loaded: Dict[str, build.KernelConfig] = {}
     for name in configs:
         config = loaded[name] = (build.KernelConfig.load(name) if args.report
                                  else build.build(name))
         states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
+        targets = (["core"] if builtin(config) else []) + ["module"]
+        columns += [(name, t) for t in targets]
         if args.report:
             results[name] = read_result(work / name / "result.txt")
             continue
-        module = (external_module(config, work) if config.tree == "base"
-                  else None)
-        results[name] = boot(name, states, args.calls, work / name, module,
-                             None, args.timeout)
-        for state in args.profile:
-            plugin_so = work / "insn-profile.so"
-            subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o",
-                            str(plugin_so), str(HERE / "insn-profile.c")],
-                           check=True)
-            pdir = work / f"{name}-profile-{state}"
-            boot(name, [state], args.calls, pdir, module,
-                 f"{plugin_so},out={pdir / 'profile.txt'}", args.timeout)
+        module = external_module(config, work)
+        results[name] = boot(name, targets, states, args.calls, work / name,
+                             module, None, args.timeout)
+        for target in targets:
+            for state in args.profile:
+                plugin_so = work / "insn-profile.so"
+                subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o",
+                                str(plugin_so), str(HERE / "insn-profile.c")],
+                               check=True)
+                pdir = work / f"{name}-{target}-profile-{state}"
+                boot(name, [target], [state], args.calls, pdir, module,
+                     f"{plugin_so},out={pdir / 'profile.txt'}",
+                     args.timeout)
 
-    print("| state | " + " | ".join(configs) + " |")
-    print("|---|" + "---|" * len(configs))
-    all_states = [s for s in PATCHED_STATES
-                  if any(s in results[c] for c in configs)]
-    for state in all_states:
+    print("| state | " + " | ".join(f"{c} ({t})" for c, t in columns)
+          + " |")
+    print("|---|" + "---|" * len(columns))
+    for state in PATCHED_STATES:
         cells = []
-        for name in configs:
-            res = results[name].get(state)
+        for name, target in columns:
+            res = results[name].get((target, state))
             cells.append(f"{field(res, 'overhead_ns'):,.0f}" if res else "-")
-        print(f"| {STATE_TEXT[state]} | " + " | ".join(cells) + " |")
+        if any(c != "-" for c in cells):
+            print(f"| {STATE_TEXT[state]} | " + " | ".join(cells) + " |")
     print()
     print("Instructions added per call of a traced function, medians "
           "over batches of 1000 calls (identical under icount).  Raw "
           "results: " + "; ".join(
-              f"{c} {s}: {r}" for c in configs
-              for s, r in results[c].items()))
+              f"{c} {t} {s}: {r}" for c in configs
+              for (t, s), r in results[c].items()))
 
-    for name in configs:
+    for name, target in columns:
         for state in args.profile:
-            pdir = work / f"{name}-profile-{state}"
+            pdir = work / f"{name}-{target}-profile-{state}"
+            if not (pdir / "profile.txt").exists():
+                continue
             symbols = Symbols(loaded[name].build_dir / "System.map",
                               pdir / "kallsyms")
             calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
-            print_profile(name, state, calls, rows, args.min)
+            print_profile(f"{name} ({target})", state, calls, rows, args.min)
 
     print()
     print("Method: qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount "
           "shift=0,sleep=off (1 guest ns = 1 guest instruction).  One "
           "boot per kernel; guest.sh sets each tracer state in tracefs in "
-          "turn and writes CALLS to "
-          "/sys/module/ftrace_call_cost/parameters/run, which times CALLS "
+          "turn and writes CALLS to the benchmark's parameter "
+          "/sys/module/ftrace_call_cost*/parameters/run, which times CALLS "
           "calls of a traced function and of its notrace twin in batches "
           "of 1000 with interrupts off (ktime_get_mono_fast_ns); the "
           "table shows the median per-call difference.  Profiles count, "
           "with a QEMU TCG plugin, the instructions of every translation "
-          "block executed between the module's two marker hints, mapped "
+          "block executed between the benchmark's two marker hints, mapped "
           "to functions with System.map and /proc/kallsyms, divided by "
           "the calls in the windows.")
     print(f"Per-boot results: {work}")
