@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of the per-call benchmark's parsing and profile folding
+(scripts/bench/fgraph-percall/run.py); the guest side runs in make bench."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+RUN_PY = (Path(__file__).resolve().parent.parent / "bench" / "fgraph-percall"
+          / "run.py")
+spec = importlib.util.spec_from_file_location("percall_run", RUN_PY)
+assert spec and spec.loader
+percall = importlib.util.module_from_spec(spec)
+sys.modules["percall_run"] = percall
+spec.loader.exec_module(percall)
+
+
+def test_read_result_keys_by_target_and_state(tmp_path: Path) -> None:
+    result = tmp_path / "result.txt"
+    result.write_text(
+        "kernel 6.12.117\n"
+        "percall core graph calls 20000 traced_ns 1935.10 untraced_ns "
+        "12.10 overhead_ns 1923.00\n"
+        "percall module nop calls 20000 traced_ns 13.07 untraced_ns 11.07 "
+        "overhead_ns 2.00\n")
+    found = percall.read_result(result)
+    assert set(found) == {("core", "graph"), ("module", "nop")}
+    assert percall.field(found[("core", "graph")], "overhead_ns") == 1923.0
+    assert percall.field(found[("module", "nop")], "untraced_ns") == 11.07
+
+
+def test_field_negative_and_missing() -> None:
+    line = "calls 1000 traced_ns 10.00 untraced_ns 10.50 overhead_ns -0.50"
+    assert percall.field(line, "overhead_ns") == -0.5
+    with pytest.raises(SystemExit):
+        percall.field(line, "nosuch")
+
+
+def _symbols(tmp_path: Path) -> "percall.Symbols":
+    system_map = tmp_path / "System.map"
+    system_map.write_text(
+        "c0100000 T _text\n"
+        "c0100100 T func_a\n"
+        "c0100200 t func_b\n"
+        "c0100300 D some_data\n"
+        "c0100400 W func_c\n")
+    kallsyms = tmp_path / "kallsyms"
+    kallsyms.write_text(
+        "c0100100 T func_a\n"
+        "bf000000 t mod_func\t[mymod]\n"
+        "bf000080 T mod_other\t[mymod]\n")
+    return percall.Symbols(system_map, kallsyms)
+
+
+def test_symbols_lookup(tmp_path: Path) -> None:
+    syms = _symbols(tmp_path)
+    assert syms.lookup(0xc0100100) == "func_a"
+    assert syms.lookup(0xc01001fc) == "func_a"
+    # data symbols do not end a function
+    assert syms.lookup(0xc0100310) == "func_b"
+    assert syms.lookup(0xc0100400) == "func_c"
+    assert syms.lookup(0xbf000010) == "mod_func"
+    assert syms.lookup(0xbf000090) == "mod_other"
+    assert syms.lookup(0x10) == "0x10"
+
+
+def test_profile_table_per_call(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.txt"
+    # two windows of 1000 calls: func_a runs 2 blocks, func_b one
+    profile.write_text(
+        "# windows 2\n"
+        "c0100100 10 2000\n"
+        "c0100120 4 2000\n"
+        "c0100200 3 1000\n"
+        "bf000000 6 2000\n")
+    calls, rows = percall.profile_table(profile, _symbols(tmp_path), 1000)
+    assert calls == 2000
+    assert rows == [("func_a", 14.0), ("mod_func", 6.0), ("func_b", 1.5)]
+
+
+def test_profile_table_without_windows_fails(tmp_path: Path) -> None:
+    profile = tmp_path / "profile.txt"
+    profile.write_text("# windows 0\n")
+    with pytest.raises(SystemExit):
+        percall.profile_table(profile, _symbols(tmp_path), 1000)
