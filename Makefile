@@ -30,6 +30,7 @@ series: deps
 
 bench: deps
 	scripts/bench/fgraph-overhead/run.py --thresh --keep out/bench/fgraph-overhead
+	scripts/bench/fgraph-percall/run.py --profile graph --keep out/bench/fgraph-percall
 	scripts/bench/thresh-coverage/run.py --out out/bench/thresh-coverage
 	python3 tools/tracing/ftd/bench/bench.py
 

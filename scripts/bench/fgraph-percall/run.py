@@ -65,7 +65,7 @@ def log(msg: str) -> None:
 
 def external_module(config: build.KernelConfig, workdir: Path) -> Path:
     """Build the benchmark as module ftrace_call_cost_mod for CONFIG."""
-    moddir = workdir / f"module-{config.name}"
+    moddir = (workdir / f"module-{config.name}").resolve()
     moddir.mkdir(parents=True, exist_ok=True)
     shutil.copy(MODULE_SOURCE, moddir / MODULE_SOURCE.name)
     (moddir / "Kbuild").write_text(
