@@ -220,8 +220,11 @@ def main() -> int:
     columns: List[Tuple[str, str]] = []    # (config, target)
     loaded: Dict[str, build.KernelConfig] = {}
     for name in configs:
-        config = loaded[name] = (build.KernelConfig.load(name) if args.report
-                                 else build.build(name))
+        if not args.report:
+            # the build's output would break up the table on stdout
+            subprocess.run([str(WORKBENCH), "build", name], check=True,
+                           stdout=sys.stderr)
+        config = loaded[name] = build.KernelConfig.load(name)
         states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
         targets = (["core"] if builtin(config) else []) + ["module"]
         columns += [(name, t) for t in targets]
