@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -11,8 +12,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from wbench.common import WorkbenchError  # noqa: E402
-from wbench.selftest import (EXPECTED, Results, Watcher,  # noqa: E402
-                             compare)
+from wbench.selftest import (CRASHES, EXPECTED, Results,  # noqa: E402
+                             Watcher, baseline, compare, expected_path,
+                             save_expected)
 
 
 def feed(watcher: Watcher, text: str) -> list[str]:
@@ -94,3 +96,41 @@ def test_checked_in_stock_results_are_readable() -> None:
     stock = Results.load(EXPECTED)
     assert len(stock.results) > 100
     assert stock.results["00basic/basic1.tc"] == "PASS"
+
+
+def test_a_config_with_its_own_expected_results_is_compared_with_them(
+        ) -> None:
+    assert expected_path("stock") == EXPECTED
+    assert baseline("stock") == "stock"
+    assert baseline("no-such-config") == "stock"
+    assert baseline("thumb2") == "thumb2"
+    assert expected_path("thumb2").name == "ftracetest-thumb2.txt"
+    # An OOPS recorded as expected is not a regression; a PASS lost is,
+    # and is named against the config's own results.
+    thumb2 = Results({"kprobe/probepoint.tc": "OOPS", "a.tc": "PASS"})
+    got = Results({"kprobe/probepoint.tc": "OOPS", "a.tc": "FAIL"})
+    assert compare(thumb2, got, [], "thumb2") == [
+        "regression: a.tc: PASS on thumb2, FAIL here"]
+
+
+def test_only_a_full_run_is_saved_as_expected() -> None:
+    for tests, ftset in ((["ftrace/*"], "full"), ([], "ci")):
+        args = argparse.Namespace(config="thumb2", tests=tests, set=ftset,
+                                  smp=2)
+        with pytest.raises(WorkbenchError, match="full run"):
+            save_expected(args, Results(), [])
+
+
+def test_checked_in_thumb2_results_record_the_kprobe_oops() -> None:
+    stock = Results.load(EXPECTED)
+    thumb2 = Results.load(expected_path("thumb2"))
+    # Thumb-2 kprobes take the guest down; nothing else does.
+    crashed = {name for name, result in thumb2.results.items()
+               if result in CRASHES}
+    assert "OOPS" in {thumb2.results[name] for name in crashed}
+    assert all(name.startswith("kprobe/") for name in crashed)
+    # The function graph tests of the issue pass there.
+    for name in ("fgraph-retval.tc", "fgraph-retval-values.tc",
+                 "fgraph-stacktrace.tc", "fgraph-thresh-tree.tc"):
+        assert thumb2.results["ftrace/" + name] == "PASS", name
+    assert thumb2.results["ftrace/fgraph-filter.tc"] == "PASS"

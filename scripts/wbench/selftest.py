@@ -8,7 +8,10 @@ HANG, PANIC or OOPS and the guest is booted again for the tests left.
 
 The stock kernel's results are kept in scripts/expected/.  On any other
 config a test that passes on stock and does not pass there is a
-regression, and each of this project's own .tc cases must pass.
+regression, and each of this project's own .tc cases must pass.  A config
+that cannot match stock (the Thumb-2 one, where a kprobe test oopses the
+guest) has its own expected results, ftracetest-CONFIG.txt, which then
+take the place of stock's.
 """
 
 from __future__ import annotations
@@ -60,6 +63,16 @@ exit 0
 RESULT_RE = re.compile(r"wb-test-result (\S+) ([A-Z]+)\s*$")
 BEGIN_RE = re.compile(r"wb-test-begin (\S+)")
 END_RE = re.compile(r"wb-test-end (\S+)")
+
+
+def expected_path(config: str) -> Path:
+    """Where the expected results of config are kept."""
+    return EXPECTED.with_name(f"ftracetest-{config}.txt")
+
+
+def baseline(config: str) -> str:
+    """The config whose expected results config is compared with."""
+    return config if expected_path(config).exists() else "stock"
 
 
 def all_tests(tree: Path) -> List[str]:
@@ -210,15 +223,16 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
     return results
 
 
-def compare(expected: Results, got: Results, own: List[str]) -> List[str]:
-    """What counts as a failure of got against stock's expected results."""
+def compare(expected: Results, got: Results, own: List[str],
+            base: str = "stock") -> List[str]:
+    """What counts as a failure of got against base's expected results."""
     problems = []
     for name, was in sorted(expected.results.items()):
         now = got.results.get(name)
         if now is None:
             continue
         if was in GOOD and now not in GOOD:
-            problems.append(f"regression: {name}: {was} on stock, {now} here")
+            problems.append(f"regression: {name}: {was} on {base}, {now} here")
     for test in own:
         for name in (test, test + "(instance)"):
             now = got.results.get(name)
@@ -231,14 +245,14 @@ def compare(expected: Results, got: Results, own: List[str]) -> List[str]:
 
 def confirm(config: build.KernelConfig, expected: Results, got: Results,
             own: List[str], smp: int, per_test_timeout: float,
-            out_dir: Path) -> List[str]:
-    """Compare with stock; run each suspected regression once more.
+            out_dir: Path, base: str = "stock") -> List[str]:
+    """Compare with base; run each suspected regression once more.
 
     Under TCG on a loaded host a few timing-sensitive upstream tests fail
     now and then.  A regression counts only if it fails again on a fresh
     boot; one that passes the second time is reported as flaky.
     """
-    problems = compare(expected, got, own)
+    problems = compare(expected, got, own, base)
     suspects = sorted({p.split(": ")[1].replace("(instance)", "")
                        for p in problems if p.startswith("regression: ")})
     if not suspects:
@@ -246,7 +260,7 @@ def confirm(config: build.KernelConfig, expected: Results, got: Results,
     log(f"selftest: running again to confirm: {' '.join(suspects)}")
     again = run_tests(config, suspects, smp, per_test_timeout,
                       out_dir / "retry")
-    confirmed = compare(expected, again, [])
+    confirmed = compare(expected, again, [], base)
     for p in problems:
         if p.startswith("regression: ") and p not in confirmed:
             log(f"selftest: flaky, passed on the second run: {p[12:]}")
@@ -284,26 +298,49 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         f"{sec:7.1f} {name}\n" for name, sec in
         sorted(got.durations.items(), key=lambda kv: -kv[1])))
     log(f"selftest: {got.summary()} in {got.seconds:.0f} s")
+    own = [t for t in project_tests() if t in tests]
     if args.save_expected:
-        if args.config != "stock" or args.tests:
-            raise WorkbenchError("--save-expected wants the full stock run")
-        got.save(EXPECTED, [
-            "ftracetest results of the stock kernel: Linux 6.12.117, ARM "
-            "mode, qemu-system-arm -M virt -cpu cortex-a15 "
-            f"-smp {args.smp}, TCG",
-            "written by: scripts/workbench selftest stock --save-expected"])
-        log(f"selftest: saved {EXPECTED.relative_to(REPO)}")
-        return 0
-    if not EXPECTED.exists():
+        return save_expected(args, got, own)
+    base = baseline(args.config)
+    if not expected_path(base).exists():
         raise WorkbenchError(f"{EXPECTED} is missing: run "
                              "scripts/workbench selftest stock --save-expected")
-    own = [t for t in project_tests() if t in tests]
-    problems = confirm(config, Results.load(EXPECTED), got, own, args.smp,
-                       args.test_timeout, out_dir)
+    problems = confirm(config, Results.load(expected_path(base)), got, own,
+                       args.smp, args.test_timeout, out_dir, base)
     for p in problems:
         log(f"selftest: {p}")
-    log(f"selftest: {len(problems)} problem(s) against the stock results")
+    log(f"selftest: {len(problems)} problem(s) against the {base} results")
     return 1 if problems else 0
+
+
+def save_expected(args: argparse.Namespace, got: Results,
+                  own: List[str]) -> int:
+    """Record a full run as the expected results of its config.
+
+    Stock's results are the reference of every config.  Another config's
+    are saved only to record what cannot match stock there; what differs
+    is shown, and this project's own tests must still pass.
+    """
+    if args.tests or args.set != "full":
+        raise WorkbenchError("--save-expected wants a full run")
+    path = expected_path(args.config)
+    what = ("the stock kernel: Linux 6.12.117, ARM mode" if
+            args.config == "stock" else f"the {args.config} config "
+            f"(scripts/configs/{args.config}.config)")
+    problems = []
+    if args.config != "stock":
+        problems = compare(Results.load(EXPECTED), got, own)
+        for p in problems:
+            log(f"selftest: recorded, differs from stock: {p}")
+    if any(not p.startswith("regression: ") for p in problems):
+        raise WorkbenchError("not saved: a project test failed")
+    got.save(path, [
+        f"ftracetest results of {what}, qemu-system-arm -M virt -cpu "
+        f"cortex-a15 -smp {args.smp}, TCG",
+        f"written by: scripts/workbench selftest {args.config} "
+        "--save-expected"])
+    log(f"selftest: saved {path.relative_to(REPO)}")
+    return 0
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -322,7 +359,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--no-build", action="store_true",
                    help="test the last build without rebuilding")
     p.add_argument("--save-expected", action="store_true",
-                   help="record this (stock) run as the expected results")
+                   help="record this full run as the expected results "
+                   "of CONFIG (scripts/expected/ftracetest-CONFIG.txt), "
+                   "which later runs of CONFIG are compared with in place "
+                   "of stock's")
     p.add_argument("tests", nargs="*", metavar="GLOB",
                    help="test files under test.d/ to run (default: all)")
     p.set_defaults(func=cmd_selftest)
