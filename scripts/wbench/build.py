@@ -173,6 +173,33 @@ def build(name: str) -> KernelConfig:
     return config
 
 
+def external_module(config: KernelConfig, name: str, sources: List[Path],
+                    workdir: Path, notrace: bool = False) -> Path:
+    """Build SOURCES as the out-of-tree module NAME against CONFIG's build.
+
+    Benchmarks use it to run a module of the series on kernels whose tree
+    does not hold it (the unpatched base).  The build of CONFIG must
+    exist.  With notrace, the module is built without the function
+    tracer's instrumentation, as the objects of kernel/trace/ are.
+    Returns the path of NAME.ko, in WORKDIR/module-NAME-CONFIG/.
+    """
+    moddir = (workdir / f"module-{name}-{config.name}").resolve()
+    moddir.mkdir(parents=True, exist_ok=True)
+    objs = []
+    for source in sources:
+        shutil.copy(source, moddir / source.name)
+        objs.append(source.with_suffix(".o").name)
+    kbuild = f"obj-m += {name}.o\n"
+    if objs != [f"{name}.o"]:
+        kbuild += f"{name}-y := {' '.join(objs)}\n"
+    if notrace:
+        kbuild += "ccflags-remove-y += $(CC_FLAGS_FTRACE)\n"
+    write_if_changed(moddir / "Kbuild", kbuild)
+    run(make_args(config, source_tree(config)) + [f"M={moddir}", "modules"],
+        capture=True, what=f"building module {name} for {config.name}")
+    return moddir / f"{name}.ko"
+
+
 def kernel_release(config: KernelConfig) -> str:
     path = config.build_dir / "include/config/kernel.release"
     return path.read_text().strip()

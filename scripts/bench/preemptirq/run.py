@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Cost of irq and preempt toggle pairs on ARM, per kernel config.
+
+Builds each kernel config, builds the preemptirq_bench module
+(kernel/trace/preemptirq_bench.c) out of tree against it, so that the
+unpatched base runs the same code as the patched kernel, and boots each
+kernel once per QEMU mode with "scripts/workbench run".  In the guest
+(guest.sh) the module times PAIRS pairs of local_irq_disable/enable,
+local_irq_save/restore and preempt_disable/enable on every CPU, first
+with the preemptirq trace events off, then, where the kernel has them,
+with all of them on ("+" columns).  Prints one table per mode (average,
+median and 99th percentile ns per pair) plus the stripped vmlinux size
+of each kernel, and the method.
+
+Modes: "icount" runs -icount shift=0,sleep=off (-smp 1: QEMU 7.2 needs
+it), where one guest nanosecond is one guest instruction and the numbers
+do not depend on the host's load; "tcg" runs plain TCG with -smp 2, in
+host time, with one benchmark thread per guest CPU.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent.parent
+WORKBENCH = REPO / "scripts" / "workbench"
+MODULE = "preemptirq_bench"
+MODULE_SOURCE = REPO / "kernel" / "trace" / f"{MODULE}.c"
+sys.path.insert(0, str(REPO / "scripts"))
+
+from wbench import arch, build  # noqa: E402
+from wbench.common import log  # noqa: E402
+
+DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-irqsoff"]
+MODES = ("icount", "tcg")
+KINDS = ["irq", "irqsave", "preempt", "loop"]
+KIND_TEXT = {
+    "irq": "local_irq_disable/enable",
+    "irqsave": "local_irq_save/restore",
+    "preempt": "preempt_disable/enable",
+    "loop": "empty loop (floor)",
+}
+METRICS = [("avg_ns", "avg"), ("median_ns", "median"), ("p99_ns", "p99")]
+
+# (state, kind) -> {"avg_ns": ..., "median_ns": ..., "p99_ns": ...}
+Stats = Dict[Tuple[str, str], Dict[str, float]]
+
+
+class Result:
+    """What guest.sh wrote to result.txt for one boot."""
+
+    def __init__(self) -> None:
+        self.kernel = ""
+        self.cpus = 0
+        self.stats: Stats = {}
+        self.header: Dict[str, Dict[str, int]] = {}  # state -> cpus, pairs
+        self.events: Dict[str, Tuple[int, int]] = {}  # state -> entries, overrun
+        self.unsupported: List[str] = []
+
+    def states(self) -> List[str]:
+        return [s for s in ("off", "on") if any(k[0] == s for k in self.stats)]
+
+
+def parse_result(text: str) -> Result:
+    """Parse guest.sh's output; a malformed line is an error."""
+    res = Result()
+    for n, line in enumerate(text.splitlines(), 1):
+        words = line.split()
+        if not words:
+            continue
+        try:
+            if words[0] == "kernel":
+                res.kernel = words[1]
+                res.cpus = int(words[3])
+            elif words[0] == "unsupported":
+                res.unsupported.append(words[1])
+            elif words[0] == "events":
+                res.events[words[1]] = (int(words[3]), int(words[5]))
+            elif words[0] == "bench" and words[2] == "cpus":
+                res.header[words[1]] = {"cpus": int(words[3]),
+                                        "pairs": int(words[5]),
+                                        "batch": int(words[7])}
+            elif words[0] == "bench" and words[2] in KINDS:
+                fields = dict(zip(words[3::2], map(float, words[4::2])))
+                if set(fields) != {m for m, _ in METRICS}:
+                    raise ValueError("missing or extra fields")
+                res.stats[(words[1], words[2])] = fields
+            elif words[0] == "bench" and words[2] == "not":
+                raise ValueError("the benchmark did not run")
+            else:
+                raise ValueError("unknown line")
+        except (IndexError, ValueError) as exc:
+            raise SystemExit(f"result line {n}: {exc}: {line!r}")
+    return res
+
+
+def stripped_size(config: build.KernelConfig, workdir: Path) -> int:
+    """Bytes of CONFIG's vmlinux after strip, as the series reports it."""
+    out = workdir / f"vmlinux-{config.name}.stripped"
+    subprocess.run([arch.CROSS_COMPILE + "strip", "-o", str(out),
+                    str(config.build_dir / "vmlinux")], check=True)
+    return out.stat().st_size
+
+
+def boot(config: str, mode: str, pairs: int, module: Optional[Path],
+         outdir: Path, timeout: int) -> Result:
+    """Boot CONFIG in MODE once and run the benchmark in both states."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    wrapper = outdir / "job.sh"
+    wrapper.write_text(f"PAIRS={pairs}\nSTATES='off on'\n. /in/guest.sh\n")
+    cmd = [str(WORKBENCH), "run", config, "--quiet", "--no-build",
+           "--timeout", str(timeout), "--out", str(outdir),
+           "--file", f"guest.sh={HERE / 'guest.sh'}"]
+    cmd += ["--icount"] if mode == "icount" else ["--smp", "2"]
+    if module:
+        cmd += ["--file", f"{MODULE}.ko={module}"]
+    cmd.append(str(wrapper))
+    log("$ " + " ".join(cmd))
+    proc = subprocess.run(cmd, stdout=sys.stderr)
+    result = outdir / "result.txt"
+    if proc.returncode != 0 or not result.exists():
+        raise SystemExit(f"{config} ({mode}): workbench run failed "
+                         f"(status {proc.returncode}); see {outdir}")
+    return parse_result(result.read_text())
+
+
+def builtin(config: build.KernelConfig) -> bool:
+    """Whether CONFIG has the benchmark built into the kernel."""
+    dot_config = (config.build_dir / ".config").read_text()
+    return "CONFIG_PREEMPTIRQ_BENCHMARK=y" in dot_config.splitlines()
+
+
+def label(config: str) -> str:
+    return config[len("benchpi-"):] if config.startswith("benchpi-") \
+        else config
+
+
+def columns(configs: List[str], results: Dict[str, Result]) \
+        -> List[Tuple[str, str]]:
+    """(config, state) columns: every config off, then those with events on."""
+    cols = [(c, "off") for c in configs if c in results]
+    cols += [(c, "on") for c in configs
+             if c in results and "on" in results[c].states()]
+    return cols
+
+
+def format_table(configs: List[str],
+                 results: Dict[str, Result]) -> List[str]:
+    cols = columns(configs, results)
+    if not cols:
+        return []
+    base = cols[0]
+    heads = [label(c) + ("+" if s == "on" else "") for c, s in cols]
+    lines = ["| pair | metric | " + " | ".join(heads) + " |",
+             "|---|---|" + "---|" * len(cols)]
+    for kind in KINDS:
+        for key, name in METRICS:
+            cells = []
+            ref = results[base[0]].stats.get((base[1], kind), {}).get(key)
+            for c, s in cols:
+                v = results[c].stats.get((s, kind), {}).get(key)
+                if v is None:
+                    cells.append("-")
+                elif (c, s) == base or not ref or kind == "loop":
+                    cells.append(f"{v:,.2f}")
+                else:
+                    cells.append(f"{v:,.2f} ({100 * (v / ref - 1):+.0f}%)")
+            lines.append(f"| {KIND_TEXT[kind]} | {name} | "
+                         + " | ".join(cells) + " |")
+    return lines
+
+
+def format_events(configs: List[str], results: Dict[str, Result]) \
+        -> List[str]:
+    """What the ring buffers took in per run: the events did fire."""
+    lines = []
+    for c in configs:
+        r = results.get(c)
+        if not r:
+            continue
+        for state in ("off", "on"):
+            if state in r.events:
+                entries, overrun = r.events[state]
+                lines.append(f"- {label(c)}, events {state}: "
+                             f"{entries + overrun:,} events recorded "
+                             f"({overrun:,} of them overwritten)")
+            elif state in r.unsupported:
+                lines.append(f"- {label(c)}: no preemptirq events")
+    return lines
+
+
+def format_sizes(configs: List[str], sizes: Dict[str, int]) -> List[str]:
+    known = [c for c in configs if c in sizes]
+    if not known:
+        return []
+    ref = sizes[known[0]]
+    lines = ["| kernel | stripped vmlinux (bytes) | vs " + label(known[0])
+             + " |", "|---|---|---|"]
+    for c in known:
+        delta = sizes[c] - ref
+        lines.append(f"| {label(c)} | {sizes[c]:,} | {delta:+,} "
+                     f"({100 * delta / ref:+.3f}%) |")
+    return lines
+
+
+def method(pairs: int) -> str:
+    return (
+        "Method: qemu-system-arm -M virt -cpu cortex-a15 -m 1024; mode "
+        "icount is -icount shift=0,sleep=off -smp 1 (1 guest ns = 1 guest "
+        "instruction), mode tcg plain TCG -smp 2 in host time.  One boot "
+        "per kernel and mode.  The preemptirq_bench module "
+        "(kernel/trace/preemptirq_bench.c, built out of tree against each "
+        "kernel, without -pg) runs one bound kthread per online CPU, all "
+        f"started together; each runs {pairs:,} pairs of every kind in "
+        "batches of 1000, the kinds taking turns batch by batch, with "
+        "interrupts enabled between pairs, and times each batch with "
+        "ktime_get_mono_fast_ns().  avg = total time / total pairs; median "
+        "and p99 (nearest rank) are over the batch means of all CPUs, so "
+        "p99 is a percentile of 1000-pair means.  Times include the loop "
+        "(its floor is the 'empty loop' row) and are in ns per pair.  "
+        "'+' columns: the same kernel with every preemptirq event enabled "
+        "(events/preemptirq/enable = 1, ring buffer on, default size, "
+        "overwriting); the kernels without '+' have the events off or lack "
+        "them.  Percentages compare with the first column.  Stripped "
+        "vmlinux: arm-linux-gnueabi-strip -o OUT vmlinux.")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
+                    help="comma-separated configs (default %(default)s); "
+                    "the first is the reference for the percentages")
+    ap.add_argument("--modes", default="icount,tcg",
+                    help="comma-separated QEMU modes: icount, tcg "
+                    "(default %(default)s)")
+    ap.add_argument("--pairs", type=int, default=200000,
+                    help="pairs of each kind per CPU and state "
+                    "(default %(default)s)")
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--keep", type=Path,
+                    help="keep the per-boot results in this directory")
+    ap.add_argument("--report", type=Path, help="boot nothing: print the "
+                    "tables from a previous --keep directory")
+    args = ap.parse_args()
+    os.environ.setdefault("WB_CACHE", str(REPO / ".cache"))
+    modes = args.modes.split(",")
+    for mode in modes:
+        if mode not in MODES:
+            ap.error(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
+
+    work = (args.report or args.keep
+            or Path(tempfile.mkdtemp(prefix="preemptirq.")))
+    work.mkdir(parents=True, exist_ok=True)
+    configs = args.configs.split(",")
+    results: Dict[str, Dict[str, Result]] = {m: {} for m in modes}
+    sizes: Dict[str, int] = {}
+    for name in configs:
+        if not args.report:
+            # the build's output would break up the tables on stdout
+            subprocess.run([str(WORKBENCH), "build", name], check=True,
+                           stdout=sys.stderr)
+        config = build.KernelConfig.load(name)
+        if (config.build_dir / "vmlinux").exists():
+            sizes[name] = stripped_size(config, work)
+        module = None
+        if not args.report and not builtin(config):
+            module = build.external_module(config, MODULE, [MODULE_SOURCE],
+                                           work, notrace=True)
+        for mode in modes:
+            outdir = work / f"{name}-{mode}"
+            if args.report:
+                path = outdir / "result.txt"
+                if path.exists():
+                    results[mode][name] = parse_result(path.read_text())
+                continue
+            results[mode][name] = boot(name, mode, args.pairs, module,
+                                       outdir, args.timeout)
+
+    pairs = 0
+    for mode in modes:
+        res = results[mode]
+        if not res:
+            continue
+        first = next(iter(res.values()))
+        pairs = next(iter(first.header.values()), {}).get("pairs", 0)
+        print(f"\n### {mode}: ns per pair ({first.cpus} guest CPU(s), "
+              f"{pairs:,} pairs of each kind per CPU)\n")
+        print("\n".join(format_table(configs, res)))
+        print()
+        print("\n".join(format_events(configs, res)))
+    if sizes:
+        print()
+        print("\n".join(format_sizes(configs, sizes)))
+    print()
+    print(method(pairs or args.pairs))
+    print(f"Per-boot results: {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
