@@ -81,17 +81,16 @@ static noinline notrace unsigned long ftrace_call_cost_untraced(unsigned long x)
 }
 
 /*
- * Time per call of FTRACE_CALL_COST_BATCH calls, in ns * 100.  Not
- * inlined, so that set_graph_function can pick the batch.
+ * One batch of calls, with interrupts off.  Not inlined, so that
+ * set_graph_function can pick it: its graph then holds the batch's calls
+ * and nothing else (the clock reads and the interrupt that may be
+ * pending when interrupts come back on happen in the caller).
  */
-static noinline u64 ftrace_call_cost_batch(bool traced)
+static noinline unsigned long ftrace_call_cost_batch(bool traced)
 {
-	unsigned long sum = 0, flags;
-	u64 start, end;
+	unsigned long sum = 0;
 	int i;
 
-	local_irq_save(flags);
-	start = ktime_get_mono_fast_ns();
 	if (traced) {
 		ftrace_call_cost_mark_begin();
 		for (i = 0; i < FTRACE_CALL_COST_BATCH; i++)
@@ -101,6 +100,18 @@ static noinline u64 ftrace_call_cost_batch(bool traced)
 		for (i = 0; i < FTRACE_CALL_COST_BATCH; i++)
 			sum += ftrace_call_cost_untraced(i);
 	}
+	return sum;
+}
+
+/* Time per call of one batch, in ns * 100 */
+static u64 ftrace_call_cost_time(bool traced)
+{
+	unsigned long sum, flags;
+	u64 start, end;
+
+	local_irq_save(flags);
+	start = ktime_get_mono_fast_ns();
+	sum = ftrace_call_cost_batch(traced);
 	end = ktime_get_mono_fast_ns();
 	local_irq_restore(flags);
 
@@ -135,11 +146,11 @@ static int ftrace_call_cost_run(unsigned int calls)
 	}
 
 	for (i = 0; i < batches; i++) {
-		traced[i] = ftrace_call_cost_batch(true);
+		traced[i] = ftrace_call_cost_time(true);
 		cond_resched();
 	}
 	for (i = 0; i < batches; i++) {
-		untraced[i] = ftrace_call_cost_batch(false);
+		untraced[i] = ftrace_call_cost_time(false);
 		cond_resched();
 	}
 	t = ftrace_call_cost_median(traced, batches);
