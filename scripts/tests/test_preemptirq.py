@@ -32,7 +32,8 @@ STOCK = ("kernel 6.12.117 cpus 1\n" + _bench("off", 10.0)
          + "events off entries 0 overrun 0\nunsupported on\n")
 IRQSOFF = ("kernel 6.12.117 cpus 1\n" + _bench("off", 20.0)
            + "events off entries 3 overrun 0\n" + _bench("on", 400.0)
-           + "events on entries 52000 overrun 1148000\n")
+           + "events on entries 52000 overrun 1148000\n"
+           + "mix on irq_disable: 10\nmix on preempt_enable: 20\n")
 
 
 def test_parse_result_fields() -> None:
@@ -44,6 +45,7 @@ def test_parse_result_fields() -> None:
     assert res.stats[("on", "preempt")]["avg_ns"] == 402.0
     assert res.header["on"] == {"cpus": 1, "pairs": 200000, "batch": 1000}
     assert res.events["on"] == (52000, 1148000)
+    assert res.mix == {"irq_disable": 10, "preempt_enable": 20}
     stock = pirq.parse_result(STOCK)
     assert stock.states() == ["off"] and stock.unsupported == ["on"]
 
@@ -72,15 +74,22 @@ def test_table_columns_and_percentages() -> None:
     irq_avg = next(x for x in lines if "local_irq_disable" in x
                    and "| avg |" in x)
     assert irq_avg == ("| local_irq_disable/enable | avg | 10.00 | "
-                       "20.00 (+100%) | 400.00 (+3900%) |")
-    # the loop row is the floor: no percentages
-    loop_median = next(x for x in lines if "empty loop" in x
-                       and "| median |" in x)
-    assert "%" not in loop_median
+                       "20.00 (2.00x) | 400.00 (40.00x) |")
+    # the pair alone: its median less the loop's median, same column
+    irq_net = next(x for x in lines if "local_irq_disable" in x
+                   and "| median - loop |" in x)
+    assert irq_net == ("| local_irq_disable/enable | median - loop | "
+                       "-3.00 | -3.00 (1.00x) | -3.00 (1.00x) |")
+    # the loop row is the floor: no ratios and no net row
+    loop_rows = [x for x in lines if "empty loop" in x]
+    assert len(loop_rows) == 3
+    assert all("x)" not in x for x in loop_rows)
     events = pirq.format_events(configs, results)
     assert "- stock: no preemptirq events" in events
     assert "- irqsoff, events on: 1,200,000 events recorded " \
         "(1,148,000 of them overwritten)" in events
+    assert "- irqsoff, events on, left in the buffer at the end: " \
+        "irq_disable 10, preempt_enable 20" in events
 
 
 def test_sizes_against_the_first_config() -> None:

@@ -7,9 +7,11 @@
 # from /in/preemptirq_bench.ko.  Results go to /out/result.txt: for each
 # state, the benchmark's lines prefixed with "bench STATE ", then
 # "events STATE entries E overrun O" (what the ring buffer took in), or
-# "unsupported STATE" when the kernel has no preemptirq events.
+# "unsupported STATE" when the kernel has no preemptirq events.  After the
+# "on" run, "mix on EVENT: COUNT" lines count the events left in the
+# buffer (the last batches run) and /out/trace-on-tail.txt keeps its end.
 
-PAIRS=${PAIRS:-200000}
+PAIRS=${PAIRS:-500000}
 STATES=${STATES:-off on}
 T=/sys/kernel/tracing
 P=/sys/module/preemptirq_bench/parameters/run
@@ -51,5 +53,13 @@ for state in $STATES; do
 	[ $state = on ] && echo 0 > $E/enable
 	sed "s/^/bench $state /" $P >> $out
 	events $state >> $out
+	if [ $state = on ]; then
+		# what the buffer holds at the end (the last batches): which
+		# events, and a sample of them, caller and parent included
+		awk '/ (irq|preempt)_(disable|enable): / { n[$5]++ }
+			END { for (e in n) print "mix on " e " " n[e] }' \
+			$T/trace | sort >> $out
+		tail -n 40 $T/trace > /out/trace-on-tail.txt
+	fi
 done
 cat $out

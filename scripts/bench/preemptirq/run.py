@@ -62,6 +62,8 @@ class Result:
         self.header: Dict[str, Dict[str, int]] = {}  # state -> cpus, pairs
         self.events: Dict[str, Tuple[int, int]] = {}  # state -> entries, overrun
         self.unsupported: List[str] = []
+        # event -> how many the buffer held after the "on" run
+        self.mix: Dict[str, int] = {}
 
     def states(self) -> List[str]:
         return [s for s in ("off", "on") if any(k[0] == s for k in self.stats)]
@@ -80,6 +82,8 @@ def parse_result(text: str) -> Result:
                 res.cpus = int(words[3])
             elif words[0] == "unsupported":
                 res.unsupported.append(words[1])
+            elif words[0] == "mix":
+                res.mix[words[2].rstrip(":")] = int(words[3])
             elif words[0] == "events":
                 res.events[words[1]] = (int(words[3]), int(words[5]))
             elif words[0] == "bench" and words[2] == "cpus":
@@ -141,6 +145,16 @@ def label(config: str) -> str:
         else config
 
 
+def cell_value(res: Result, state: str, kind: str,
+               key: str) -> Optional[float]:
+    """KEY of KIND in STATE; "net" is the median less the loop's median."""
+    if key != "net":
+        return res.stats.get((state, kind), {}).get(key)
+    pair = res.stats.get((state, kind), {}).get("median_ns")
+    loop = res.stats.get((state, "loop"), {}).get("median_ns")
+    return None if pair is None or loop is None else pair - loop
+
+
 def columns(configs: List[str], results: Dict[str, Result]) \
         -> List[Tuple[str, str]]:
     """(config, state) columns: every config off, then those with events on."""
@@ -160,17 +174,20 @@ def format_table(configs: List[str],
     lines = ["| pair | metric | " + " | ".join(heads) + " |",
              "|---|---|" + "---|" * len(cols)]
     for kind in KINDS:
-        for key, name in METRICS:
+        rows = [(key, name) for key, name in METRICS]
+        if kind != "loop":
+            rows.append(("net", "median - loop"))
+        for key, name in rows:
             cells = []
-            ref = results[base[0]].stats.get((base[1], kind), {}).get(key)
+            ref = cell_value(results[base[0]], base[1], kind, key)
             for c, s in cols:
-                v = results[c].stats.get((s, kind), {}).get(key)
+                v = cell_value(results[c], s, kind, key)
                 if v is None:
                     cells.append("-")
                 elif (c, s) == base or not ref or kind == "loop":
                     cells.append(f"{v:,.2f}")
                 else:
-                    cells.append(f"{v:,.2f} ({100 * (v / ref - 1):+.0f}%)")
+                    cells.append(f"{v:,.2f} ({v / ref:,.2f}x)")
             lines.append(f"| {KIND_TEXT[kind]} | {name} | "
                          + " | ".join(cells) + " |")
     return lines
@@ -192,6 +209,10 @@ def format_events(configs: List[str], results: Dict[str, Result]) \
                              f"({overrun:,} of them overwritten)")
             elif state in r.unsupported:
                 lines.append(f"- {label(c)}: no preemptirq events")
+        if r.mix:
+            lines.append(f"- {label(c)}, events on, left in the buffer at "
+                         "the end: " + ", ".join(
+                             f"{e} {n:,}" for e, n in sorted(r.mix.items())))
     return lines
 
 
@@ -227,7 +248,9 @@ def method(pairs: int) -> str:
         "'+' columns: the same kernel with every preemptirq event enabled "
         "(events/preemptirq/enable = 1, ring buffer on, default size, "
         "overwriting); the kernels without '+' have the events off or lack "
-        "them.  Percentages compare with the first column.  Stripped "
+        "them.  'median - loop' is the median less the empty loop's "
+        "median: the pair alone.  (N.NNx) is the ratio to the first "
+        "column.  Stripped "
         "vmlinux: arm-linux-gnueabi-strip -o OUT vmlinux.")
 
 
@@ -239,7 +262,7 @@ def main() -> int:
     ap.add_argument("--modes", default="icount,tcg",
                     help="comma-separated QEMU modes: icount, tcg "
                     "(default %(default)s)")
-    ap.add_argument("--pairs", type=int, default=200000,
+    ap.add_argument("--pairs", type=int, default=500000,
                     help="pairs of each kind per CPU and state "
                     "(default %(default)s)")
     ap.add_argument("--timeout", type=int, default=1800)
