@@ -32,6 +32,7 @@ bench: deps
 	scripts/bench/fgraph-overhead/run.py --thresh --keep out/bench/fgraph-overhead
 	scripts/bench/fgraph-percall/run.py --profile graph --keep out/bench/fgraph-percall
 	scripts/bench/thresh-coverage/run.py --out out/bench/thresh-coverage
+	scripts/bench/preemptirq/run.py --keep out/bench/preemptirq
 	python3 tools/tracing/ftd/bench/bench.py
 
 clean:

@@ -42,6 +42,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -209,6 +210,13 @@ static int preemptirq_bench_collect(struct preemptirq_bench_thread *threads,
 	return 0;
 }
 
+/* Wake up now and then, so that a long run is not taken for a hung task. */
+static void preemptirq_bench_wait(struct completion *done)
+{
+	while (!wait_for_completion_timeout(done, 10 * HZ))
+		cond_resched();
+}
+
 static int preemptirq_bench_run(unsigned int pairs)
 {
 	unsigned int batches = DIV_ROUND_UP(pairs, PREEMPTIRQ_BENCH_BATCH);
@@ -253,7 +261,7 @@ static int preemptirq_bench_run(unsigned int pairs)
 	WRITE_ONCE(preemptirq_bench_abort, ret != 0);
 	complete_all(&preemptirq_bench_start);
 	for (i = 0; i < started; i++)
-		wait_for_completion(&threads[i].done);
+		preemptirq_bench_wait(&threads[i].done);
 	cpus_read_unlock();
 
 	if (!ret)

@@ -3,8 +3,9 @@
 """Cost of irq and preempt toggle pairs on ARM, per kernel config.
 
 Builds each kernel config, builds the preemptirq_bench module
-(kernel/trace/preemptirq_bench.c) out of tree against it, so that the
-unpatched base runs the same code as the patched kernel, and boots each
+(kernel/trace/preemptirq_bench.c) out of tree against those that do not
+have it built in, so that the unpatched base runs the same code as the
+patched kernel, and boots each
 kernel once per QEMU mode with "scripts/workbench run".  In the guest
 (guest.sh) the module times PAIRS pairs of local_irq_disable/enable,
 local_irq_save/restore and preempt_disable/enable on every CPU, first
@@ -37,7 +38,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 from wbench import arch, build  # noqa: E402
 from wbench.common import log  # noqa: E402
 
-DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-irqsoff"]
+DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-patched", "benchpi-irqsoff"]
 MODES = ("icount", "tcg")
 KINDS = ["irq", "irqsave", "preempt", "loop"]
 KIND_TEXT = {
@@ -236,8 +237,8 @@ def method(pairs: int) -> str:
         "icount is -icount shift=0,sleep=off -smp 1 (1 guest ns = 1 guest "
         "instruction), mode tcg plain TCG -smp 2 in host time.  One boot "
         "per kernel and mode.  The preemptirq_bench module "
-        "(kernel/trace/preemptirq_bench.c, built out of tree against each "
-        "kernel, without -pg) runs one bound kthread per online CPU, all "
+        "(kernel/trace/preemptirq_bench.c, built in or out of tree, "
+        "without -pg either way) runs one bound kthread per online CPU, all "
         f"started together; each runs {pairs:,} pairs of every kind in "
         "batches of 1000, the kinds taking turns batch by batch, with "
         "interrupts enabled between pairs, and times each batch with "
