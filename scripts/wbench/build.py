@@ -200,6 +200,12 @@ def external_module(config: KernelConfig, name: str, sources: List[Path],
     return moddir / f"{name}.ko"
 
 
+def builds_in(config: KernelConfig, option: str) -> bool:
+    """Whether CONFIG's last build has OPTION (CONFIG_FOO) built in (=y)."""
+    dot_config = (config.build_dir / ".config").read_text()
+    return f"{option}=y" in dot_config.splitlines()
+
+
 def kernel_release(config: KernelConfig) -> str:
     path = config.build_dir / "include/config/kernel.release"
     return path.read_text().strip()

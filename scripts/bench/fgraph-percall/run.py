@@ -25,7 +25,6 @@ import argparse
 import bisect
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,27 +60,6 @@ STATE_TEXT = {
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
-
-
-def external_module(config: build.KernelConfig, workdir: Path) -> Path:
-    """Build the benchmark as module ftrace_call_cost_mod for CONFIG."""
-    moddir = (workdir / f"module-{config.name}").resolve()
-    moddir.mkdir(parents=True, exist_ok=True)
-    shutil.copy(MODULE_SOURCE, moddir / MODULE_SOURCE.name)
-    (moddir / "Kbuild").write_text(
-        "obj-m += ftrace-call-cost-mod.o\n"
-        "ftrace-call-cost-mod-y := ftrace-call-cost.o\n")
-    cmd = build.make_args(config, build.source_tree(config)) + [
-        f"M={moddir}", "modules"]
-    log("$ " + " ".join(cmd))
-    subprocess.run(cmd, check=True, stdout=sys.stderr)
-    return moddir / "ftrace-call-cost-mod.ko"
-
-
-def builtin(config: build.KernelConfig) -> bool:
-    """Whether CONFIG has the benchmark built into the kernel."""
-    dot_config = (config.build_dir / ".config").read_text()
-    return "CONFIG_SAMPLE_FTRACE_CALL_COST=y" in dot_config.splitlines()
 
 
 Results = Dict[Tuple[str, str], str]   # (target, state) -> result line
@@ -226,12 +204,14 @@ def main() -> int:
                            stdout=sys.stderr)
         config = loaded[name] = build.KernelConfig.load(name)
         states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
-        targets = (["core"] if builtin(config) else []) + ["module"]
+        targets = (["core"] if build.builds_in(
+            config, "CONFIG_SAMPLE_FTRACE_CALL_COST") else []) + ["module"]
         columns += [(name, t) for t in targets]
         if args.report:
             results[name] = read_result(work / name / "result.txt")
             continue
-        module = external_module(config, work)
+        module = build.external_module(
+            config, "ftrace-call-cost-mod", [MODULE_SOURCE], work)
         results[name] = boot(name, targets, states, args.calls, work / name,
                              module, None, args.timeout)
         for target in targets:

@@ -135,12 +135,6 @@ def boot(config: str, mode: str, pairs: int, module: Optional[Path],
     return parse_result(result.read_text())
 
 
-def builtin(config: build.KernelConfig) -> bool:
-    """Whether CONFIG has the benchmark built into the kernel."""
-    dot_config = (config.build_dir / ".config").read_text()
-    return "CONFIG_PREEMPTIRQ_BENCHMARK=y" in dot_config.splitlines()
-
-
 def label(config: str) -> str:
     return config[len("benchpi-"):] if config.startswith("benchpi-") \
         else config
@@ -293,7 +287,8 @@ def main() -> int:
         if (config.build_dir / "vmlinux").exists():
             sizes[name] = stripped_size(config, work)
         module = None
-        if not args.report and not builtin(config):
+        if not args.report and not build.builds_in(
+                config, "CONFIG_PREEMPTIRQ_BENCHMARK"):
             module = build.external_module(config, MODULE, [MODULE_SOURCE],
                                            work, notrace=True)
         for mode in modes:
