@@ -12,7 +12,6 @@ depend on how busy the host is.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,7 +19,9 @@ from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
-WORKBENCH = REPO / "scripts" / "workbench"
+sys.path.insert(0, str(REPO / "scripts"))
+
+from wbench import benchjob  # noqa: E402
 
 # (label, config, state); the first row is the floor (TRACE=n).  The
 # benchfg configs have the function and function graph tracers only;
@@ -58,20 +59,11 @@ def read_result(result: Path) -> Dict[str, List[str]]:
 def run_state(config: str, state: str, runs: int, iters: int, count: bool,
               outdir: Path, timeout: int) -> Dict[str, List[str]]:
     """Boot CONFIG once, run the workload in STATE, return result keys."""
-    wrapper = outdir / f"{config}-{state}.sh"
-    wrapper.write_text(f"STATE={state}\nRUNS={runs}\nITER={iters}\n"
-                       f"COUNT={int(count)}\n. /in/guest.sh\n")
-    out = outdir / f"{config}-{state}"
-    cmd = [str(WORKBENCH), "run", config, "--icount", "--quiet",
-           "--timeout", str(timeout), "--out", str(out),
-           "--file", f"guest.sh={HERE / 'guest.sh'}", str(wrapper)]
-    print("$ " + " ".join(cmd), file=sys.stderr, flush=True)
-    proc = subprocess.run(cmd, stdout=sys.stderr)
-    result = out / "result.txt"
-    if proc.returncode != 0 or not result.exists():
-        raise SystemExit(f"{config}/{state}: workbench run failed "
-                         f"(status {proc.returncode})")
-    return read_result(result)
+    return read_result(benchjob.run_guest_job(
+        config, HERE / "guest.sh",
+        {"STATE": state, "RUNS": str(runs), "ITER": str(iters),
+         "COUNT": str(int(count))},
+        outdir / f"{config}-{state}", ["--icount", "--timeout", str(timeout)]))
 
 
 def fmt_s(ns: float) -> str:

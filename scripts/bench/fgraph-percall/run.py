@@ -38,7 +38,7 @@ WORKBENCH = REPO / "scripts" / "workbench"
 MODULE_SOURCE = REPO / "samples" / "ftrace" / "ftrace-call-cost.c"
 sys.path.insert(0, str(REPO / "scripts"))
 
-from wbench import build  # noqa: E402
+from wbench import benchjob, build  # noqa: E402
 
 STOCK_STATES = ["nop", "function", "function-off", "graph", "graph-off",
                 "graph-skip", "thresh"]
@@ -69,26 +69,15 @@ def boot(config: str, targets: List[str], states: List[str], calls: int,
          outdir: Path, module: Optional[Path], plugin: Optional[str],
          timeout: int) -> Results:
     """Run STATES on CONFIG in one boot."""
-    outdir.mkdir(parents=True, exist_ok=True)
-    wrapper = outdir / "job.sh"
-    wrapper.write_text(f"TARGETS='{' '.join(targets)}'\n"
-                       f"STATES='{' '.join(states)}'\nCALLS={calls}\n"
-                       ". /in/guest.sh\n")
-    cmd = [str(WORKBENCH), "run", config, "--icount", "--quiet",
-           "--no-build", "--timeout", str(timeout), "--out", str(outdir),
-           "--file", f"guest.sh={HERE / 'guest.sh'}"]
-    if module:
-        cmd += ["--file", f"ftrace-call-cost-mod.ko={module}"]
+    run_args = ["--icount", "--no-build", "--timeout", str(timeout)]
     if plugin:
-        cmd += ["--plugin", plugin]
-    cmd.append(str(wrapper))
-    log("$ " + " ".join(cmd))
-    proc = subprocess.run(cmd, stdout=sys.stderr)
-    result = outdir / "result.txt"
-    if proc.returncode != 0 or not result.exists():
-        raise SystemExit(f"{config}: workbench run failed "
-                         f"(status {proc.returncode}); see {outdir}")
-    return read_result(result)
+        run_args += ["--plugin", plugin]
+    files = {"ftrace-call-cost-mod.ko": module} if module else {}
+    return read_result(benchjob.run_guest_job(
+        config, HERE / "guest.sh",
+        {"TARGETS": " ".join(targets), "STATES": " ".join(states),
+         "CALLS": str(calls)},
+        outdir, run_args, files))
 
 
 def read_result(path: Path) -> Results:

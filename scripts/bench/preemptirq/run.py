@@ -35,7 +35,7 @@ MODULE = "preemptirq_bench"
 MODULE_SOURCE = REPO / "kernel" / "trace" / f"{MODULE}.c"
 sys.path.insert(0, str(REPO / "scripts"))
 
-from wbench import arch, build  # noqa: E402
+from wbench import arch, benchjob, build  # noqa: E402
 from wbench.common import log  # noqa: E402
 
 DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-patched", "benchpi-irqsoff"]
@@ -116,22 +116,12 @@ def stripped_size(config: build.KernelConfig, workdir: Path) -> int:
 def boot(config: str, mode: str, pairs: int, module: Optional[Path],
          outdir: Path, timeout: int) -> Result:
     """Boot CONFIG in MODE once and run the benchmark in both states."""
-    outdir.mkdir(parents=True, exist_ok=True)
-    wrapper = outdir / "job.sh"
-    wrapper.write_text(f"PAIRS={pairs}\nSTATES='off on'\n. /in/guest.sh\n")
-    cmd = [str(WORKBENCH), "run", config, "--quiet", "--no-build",
-           "--timeout", str(timeout), "--out", str(outdir),
-           "--file", f"guest.sh={HERE / 'guest.sh'}"]
-    cmd += ["--icount"] if mode == "icount" else ["--smp", "2"]
-    if module:
-        cmd += ["--file", f"{MODULE}.ko={module}"]
-    cmd.append(str(wrapper))
-    log("$ " + " ".join(cmd))
-    proc = subprocess.run(cmd, stdout=sys.stderr)
-    result = outdir / "result.txt"
-    if proc.returncode != 0 or not result.exists():
-        raise SystemExit(f"{config} ({mode}): workbench run failed "
-                         f"(status {proc.returncode}); see {outdir}")
+    run_args = ["--no-build", "--timeout", str(timeout)]
+    run_args += ["--icount"] if mode == "icount" else ["--smp", "2"]
+    files = {f"{MODULE}.ko": module} if module else {}
+    result = benchjob.run_guest_job(
+        config, HERE / "guest.sh", {"PAIRS": str(pairs), "STATES": "off on"},
+        outdir, run_args, files)
     return parse_result(result.read_text())
 
 
