@@ -10,10 +10,8 @@ depend on how busy the host is.
 """
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -91,12 +89,7 @@ def main() -> int:
                     help="also the full stock and patched configs")
     ap.add_argument("--only", default="",
                     help="comma-separated configs to run (default all)")
-    ap.add_argument("--timeout", type=int, default=1800)
-    ap.add_argument("--keep", type=Path,
-                    help="keep the per-boot results in this directory")
-    ap.add_argument("--report", type=Path,
-                    help="boot nothing: print the table from the results "
-                         "a previous --keep run left in this directory")
+    benchjob.add_run_options(ap)
     args = ap.parse_args()
 
     rows = (ROWS + (THRESH_ROWS if args.thresh else [])
@@ -104,11 +97,7 @@ def main() -> int:
     if args.only:
         keep = set(args.only.split(","))
         rows = [r for r in rows if r[1] in keep]
-    os.environ.setdefault("WB_CACHE", str(REPO / ".cache"))
-
-    tmp = (args.report or args.keep
-           or Path(tempfile.mkdtemp(prefix="fgraph-overhead.")))
-    tmp.mkdir(parents=True, exist_ok=True)
+    tmp = benchjob.work_dir(args, "fgraph-overhead")
     results = []
     for label, config, state in rows:
         if args.report:

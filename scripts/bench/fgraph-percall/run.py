@@ -23,18 +23,15 @@ module only.
 
 import argparse
 import bisect
-import os
 import re
 import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
-WORKBENCH = REPO / "scripts" / "workbench"
 MODULE_SOURCE = REPO / "samples" / "ftrace" / "ftrace-call-cost.c"
 sys.path.insert(0, str(REPO / "scripts"))
 
@@ -171,26 +168,16 @@ def main() -> int:
                     "(one more boot per config and state)")
     ap.add_argument("--min", type=float, default=5.0,
                     help="fold profile rows under this many instructions")
-    ap.add_argument("--timeout", type=int, default=1800)
-    ap.add_argument("--keep", type=Path,
-                    help="keep the per-boot results in this directory")
-    ap.add_argument("--report", type=Path, help="boot nothing: print the "
-                    "tables from a previous --keep directory")
+    benchjob.add_run_options(ap)
     args = ap.parse_args()
-    os.environ.setdefault("WB_CACHE", str(REPO / ".cache"))
-
-    work = (args.report or args.keep
-            or Path(tempfile.mkdtemp(prefix="fgraph-percall.")))
-    work.mkdir(parents=True, exist_ok=True)
+    work = benchjob.work_dir(args, "fgraph-percall")
     configs = args.configs.split(",")
     results: Dict[str, Results] = {}
     columns: List[Tuple[str, str]] = []    # (config, target)
     loaded: Dict[str, build.KernelConfig] = {}
     for name in configs:
         if not args.report:
-            # the build's output would break up the table on stdout
-            subprocess.run([str(WORKBENCH), "build", name], check=True,
-                           stdout=sys.stderr)
+            benchjob.build_config(name)
         config = loaded[name] = build.KernelConfig.load(name)
         states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
         targets = (["core"] if build.builds_in(

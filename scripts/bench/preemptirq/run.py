@@ -21,16 +21,13 @@ host time, with one benchmark thread per guest CPU.
 """
 
 import argparse
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
-WORKBENCH = REPO / "scripts" / "workbench"
 MODULE = "preemptirq_bench"
 MODULE_SOURCE = REPO / "kernel" / "trace" / f"{MODULE}.c"
 sys.path.insert(0, str(REPO / "scripts"))
@@ -250,29 +247,20 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=500000,
                     help="pairs of each kind per CPU and state "
                     "(default %(default)s)")
-    ap.add_argument("--timeout", type=int, default=1800)
-    ap.add_argument("--keep", type=Path,
-                    help="keep the per-boot results in this directory")
-    ap.add_argument("--report", type=Path, help="boot nothing: print the "
-                    "tables from a previous --keep directory")
+    benchjob.add_run_options(ap)
     args = ap.parse_args()
-    os.environ.setdefault("WB_CACHE", str(REPO / ".cache"))
     modes = args.modes.split(",")
     for mode in modes:
         if mode not in MODES:
             ap.error(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
 
-    work = (args.report or args.keep
-            or Path(tempfile.mkdtemp(prefix="preemptirq.")))
-    work.mkdir(parents=True, exist_ok=True)
+    work = benchjob.work_dir(args, "preemptirq")
     configs = args.configs.split(",")
     results: Dict[str, Dict[str, Result]] = {m: {} for m in modes}
     sizes: Dict[str, int] = {}
     for name in configs:
         if not args.report:
-            # the build's output would break up the tables on stdout
-            subprocess.run([str(WORKBENCH), "build", name], check=True,
-                           stdout=sys.stderr)
+            benchjob.build_config(name)
         config = build.KernelConfig.load(name)
         if (config.build_dir / "vmlinux").exists():
             sizes[name] = stripped_size(config, work)
