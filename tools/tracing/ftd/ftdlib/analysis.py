@@ -11,6 +11,9 @@ from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, Node,
                     FuncStats, add_node_stats, new_node, task_name)
 
 Roots = Dict[str, Node]
+# Timestamps have whole microseconds: a callee may seem to outlast its
+# caller by less than this through rounding alone.
+CLIP_NS = 1000
 
 
 def walk(node: Node, path: Tuple[str, ...] = ()) -> Iterator[
@@ -194,6 +197,7 @@ class Timeline:
         self.tracks: Dict[str, Tuple["array.array[int]", ...]] = {}
         self.start = BIG
         self.end = 0
+        self.clipped = 0
 
     def sink(self, key: str, cpu: str, depth: int, name: str,
              start: int, end: int) -> None:
@@ -218,6 +222,29 @@ class Timeline:
         if end > self.end:
             self.end = end
 
+    def window(self, lo: int, hi: int) -> "Timeline":
+        """A copy with the calls that overlap [lo, hi), cut to it."""
+        out = Timeline(self.by)
+        out.names = dict(self.names)
+        out.name_list = list(self.name_list)
+        for track, (s, e, dp, f) in self.tracks.items():
+            t: Optional[Tuple["array.array[int]", ...]] = None
+            for i in range(len(s)):
+                if s[i] >= hi or e[i] <= lo:
+                    continue
+                if t is None:
+                    t = out.tracks[track] = (
+                        array.array("q"), array.array("q"),
+                        array.array("i"), array.array("i"))
+                a, b = max(s[i], lo), min(e[i], hi)
+                t[0].append(a)
+                t[1].append(b)
+                t[2].append(dp[i])
+                t[3].append(f[i])
+                out.start = min(out.start, a)
+                out.end = max(out.end, b)
+        return out
+
     def nested(self, track: str) -> List[List[int]]:
         """The track's calls as [start, end, level, fid] in start order,
         adjusted so that they nest and never go back in time: a call
@@ -226,7 +253,10 @@ class Timeline:
         whole microseconds while durations keep nanoseconds, so raw
         intervals can overlap by a fraction of a microsecond; these
         adjustments are at most that large on a clean trace.  The level
-        is the nesting level on the track, counted from 0."""
+        is the nesting level on the track, counted from 0.  A call that
+        ends more than CLIP_NS after its caller's end (an inconsistent
+        duration, not rounding) is cut to its caller's end and counted
+        in self.clipped."""
         s, e, dp, f = self.tracks[track]
         order = sorted(range(len(s)), key=lambda i: (s[i], dp[i], -e[i]))
         out: List[List[int]] = []
@@ -240,7 +270,13 @@ class Timeline:
                     rec[1] = cursor
                 cursor = rec[1]
             st = s[i] if s[i] > cursor else cursor
-            rec = [st, e[i] if e[i] > st else st, len(stack), f[i]]
+            en = e[i]
+            if stack and en > stack[-1][1][1] + CLIP_NS:
+                # ends well after its caller returned: a bad duration
+                # in the trace; cut it to the caller's end
+                en = stack[-1][1][1]
+                self.clipped += 1
+            rec = [st, en if en > st else st, len(stack), f[i]]
             out.append(rec)
             stack.append((d, rec))
             cursor = st

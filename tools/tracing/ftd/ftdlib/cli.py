@@ -13,6 +13,8 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
 from . import VERSION
+from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
+                   fold_small, read_system_map, write_boot)
 from .analysis import (Timeline, backtraces, diff_stats, folded,
                        func_stats, matcher, merged_tree, ordered_folded,
                        relations, top_callees)
@@ -90,6 +92,13 @@ def _window(text: str) -> List[Optional[int]]:
         except ValueError:
             raise argparse.ArgumentTypeError("bad time %r" % part)
     return out
+
+
+def _seconds(text: str) -> int:
+    try:
+        return int(round(float(text) * 1e9))
+    except ValueError:
+        raise argparse.ArgumentTypeError("bad time %r" % text)
 
 
 def _common(p: argparse.ArgumentParser, inputs: int = 1) -> None:
@@ -236,6 +245,37 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("-n", "--top", type=int, metavar="N")
     d.add_argument("-F", "--function", action="append", metavar="GLOB")
 
+    b = add("boot", "the boot view: where boot time went, from the "
+            "early-boot file and the main trace merged in time, as a "
+            "table and a flame chart")
+    b.add_argument("traces", nargs="+", metavar="TRACE",
+                   help="boot traces with funcgraph-abstime: the "
+                   "early-boot file and/or the main trace buffer, in "
+                   "any order")
+    _common(b, inputs=0)
+    _fmt(b)
+    b.add_argument("--svg", metavar="FILE",
+                   help="also write the boot flame chart (SVG) to FILE")
+    b.add_argument("--system-map", metavar="FILE",
+                   help="the kernel's System.map: initcall levels from "
+                   "its initcall section (used when the trace has no "
+                   "initcall_level events)")
+    b.add_argument("--until", type=_seconds, metavar="SECONDS",
+                   help="end the boot here instead of at the exec of "
+                   "/init (seconds of the trace clock)")
+    b.add_argument("--min-us", type=_ns_from_us, default=0, metavar="US",
+                   help="fold rows under US microseconds into one row "
+                   "per kind and level")
+    b.add_argument("--highlight", action="append", metavar="GLOB",
+                   help="chart: colour these functions too (repeatable)")
+    b.add_argument("--width", type=int, default=1600)
+    b.add_argument("--min-px", type=float, default=0.05, metavar="PX",
+                   help="chart: leave out calls narrower than PX pixels "
+                   "at full zoom (default 0.05)")
+    b.add_argument("--title", default="")
+    b.add_argument("--max-lanes", type=int, default=8,
+                   help="chart: draw the N busiest tasks (default 8)")
+
     i = add("info", "what is in the trace: format, CPUs, tasks, time "
             "span, malformed and lost counts")
     _common(i)
@@ -308,9 +348,10 @@ def _report_problems(info: TraceInfo, strict: bool) -> None:
 
 def load(path: str, a: argparse.Namespace, sink=None,  # type: ignore
          need_time: str = "", flat: bool = False,
-         count_lines: bool = False) -> Walker:
+         count_lines: bool = False,
+         hooks: Optional[Callable[[Walker], None]] = None) -> Walker:
     w = parse_file(path, _filters(a), sink, need_time, a.progress, flat,
-                   count_lines)
+                   count_lines, hooks)
     info = w.info
     if w.layout is None:
         raise FtdError("%s: no function_graph output found (%d lines "
@@ -546,12 +587,51 @@ def cmd_info(a: argparse.Namespace, out: TextIO) -> Walker:
     return w
 
 
+def cmd_boot(a: argparse.Namespace, out: TextIO) -> Walker:
+    col = Collector()
+    sysmap = read_system_map(a.system_map) if a.system_map else None
+    last: Optional[Walker] = None
+    for path in a.traces:
+        col.begin("<stdin>" if path == "-" else path)
+
+        def hooks(w: Walker) -> None:
+            w.open_sink = col.open_sink
+            w.comment_sink = col.comment_sink
+        w = load(path, a, col.sink, need_time="the boot view", flat=True,
+                 hooks=hooks)
+        col.close_open(w.info.last_ts)
+        if last is None or w.info.truncated:
+            last = w
+    assert last is not None
+    problem = check_overlap(col.inputs)
+    if problem:
+        raise FtdError(problem)
+    view = analyse(col, sysmap, a.until)
+    write_boot(out, view, fold_small(view, a.min_us), a.format)
+    if a.svg:
+        try:
+            f = open(a.svg, "w", encoding="utf-8")
+        except OSError as err:
+            raise FtdError("%s: cannot write: %s" % (a.svg, err.strerror))
+        with f:
+            tl = col.tl.window(view.start, view.end)
+            title = a.title or "Boot: %s" % ", ".join(
+                os.path.basename(i.name) for i in view.inputs)
+            marks = [(g0, g1, name) for g0, g1, name in view.gaps]
+            flamechart(f, tl, title, DELAY + (a.highlight or []),
+                       a.width, min_px=a.min_px, max_lanes=a.max_lanes,
+                       marks=marks,
+                       green=CONSOLE, legend="blue: delays, green: "
+                       "printk/console, grey: not traced")
+    return last
+
+
 COMMANDS: Dict[str, Callable[[argparse.Namespace, TextIO], Walker]] = {
     "report": cmd_report, "callers": cmd_relations,
     "callees": cmd_relations, "tree": cmd_tree, "folded": cmd_folded,
     "flamegraph": cmd_flamegraph, "flamechart": cmd_flamechart,
     "chrome": cmd_chrome, "speedscope": cmd_speedscope, "diff": cmd_diff,
-    "info": cmd_info,
+    "info": cmd_info, "boot": cmd_boot,
 }
 
 

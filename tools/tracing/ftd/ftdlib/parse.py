@@ -169,6 +169,13 @@ class Filters:
 # A sink gets every counted call: (track key, cpu, depth, name,
 # start_ns, end_ns).  Used for timelines.
 Sink = Callable[[str, str, int, str, int, int], None]
+# An open sink gets every call still open at the end of the input:
+# (track key, cpu, depth, name, start_ns).
+OpenSink = Callable[[str, str, int, str, int], None]
+# A comment sink gets every timestamped comment line (trace events and
+# trace_printk inside the graph): (track key, cpu, ts_ns, text), and
+# every "#" header line as ("", "", -1, text).
+CommentSink = Callable[[str, str, int, str], None]
 
 
 class Walker:
@@ -200,6 +207,8 @@ class Walker:
         self._stmap: Dict[str, TaskState] = {}
         self._dmap: Dict[str, int] = {}
         self.layout_changed = False
+        self.open_sink: Optional[OpenSink] = None
+        self.comment_sink: Optional[CommentSink] = None
 
     # ---- tasks -------------------------------------------------------
     def _task(self, key: str) -> TaskState:
@@ -286,6 +295,10 @@ class Walker:
         lay: Optional[Layout] = None
         for line in batch[:400]:
             if line.startswith("#"):
+                if self.comment_sink is not None:
+                    # header lines before the layout is set (they come
+                    # again, harmlessly, through _special())
+                    self.comment_sink("", "", -1, line.rstrip("\r\n"))
                 m = TRACER_RE.match(line)
                 if m:
                     self.info.tracer = m.group(1)
@@ -716,6 +729,8 @@ class Walker:
                 return
             if body.startswith("/*"):
                 info.comments += 1
+                if self.comment_sink is not None and ts:
+                    self.comment_sink(key, cpu, ts_ns(ts), body)
                 return
             i = body.find("(); /* = ")
             if i > 0:
@@ -945,6 +960,9 @@ class Walker:
             m = TRACER_RE.match(s)
             if m:
                 info.tracer = m.group(1)
+            if self.comment_sink is not None:
+                # header lines too, with no time (-1)
+                self.comment_sink("", "", -1, s)
             lay = layout_from_header(s)
             if lay is not None:
                 self._set_layout(lay)
@@ -1005,6 +1023,11 @@ class Walker:
         info = self.info
         for st in self.tasks.values():
             info.unfinished += len(st[0])
+            if self.open_sink is not None:
+                for fr in st[0]:
+                    if fr[3]:
+                        self.open_sink(st[2], fr[5], fr[1], fr[0],
+                                       ts_ns(fr[3]))
             pend: Dict[int, Node] = st[1]
             root = st[3]
             for dd in sorted(pend):
@@ -1043,9 +1066,13 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
 def parse_file(path: str, filters: Optional[Filters] = None,
                sink: Optional[Sink] = None, need_time: str = "",
                progress: bool = False, flat: bool = False,
-               count_lines: bool = False) -> Walker:
-    """Parse one trace file (or '-' for stdin) and return the walker."""
+               count_lines: bool = False,
+               hooks: Optional[Callable[[Walker], None]] = None) -> Walker:
+    """Parse one trace file (or '-' for stdin) and return the walker;
+    hooks, when given, can set the walker's other sinks first."""
     w = Walker(filters, sink, need_time, flat, count_lines)
+    if hooks is not None:
+        hooks(w)
     inp = TraceInput(path, progress)
     try:
         w.run(inp)

@@ -104,9 +104,12 @@ class Highlighter:
     """Colours: chosen functions stand out (delays blue, printk green,
     others purple); the rest get warm colours from a hash of the name."""
 
-    def __init__(self, patterns: Optional[Sequence[str]]) -> None:
+    def __init__(self, patterns: Optional[Sequence[str]],
+                 green: Sequence[str] = ()) -> None:
         self.patterns = list(DEFAULT_HIGHLIGHT if patterns is None
                              else patterns)
+        # also highlighted, always green (console output)
+        self.green = list(green)
         self.cache: Dict[str, Tuple[str, bool]] = {}
 
     def color(self, name: str) -> Tuple[str, bool]:
@@ -114,7 +117,9 @@ class Highlighter:
         if c is not None:
             return c
         hit = any(fnmatch.fnmatchcase(name, p) for p in self.patterns)
-        if hit:
+        if any(fnmatch.fnmatchcase(name, p) for p in self.green):
+            c = ("#2fa84f", True)
+        elif hit:
             low = name.lower()
             if "delay" in low or "sleep" in low:
                 c = ("#3a78d8", True)
@@ -233,10 +238,15 @@ def _calls(n: Node) -> int:
 
 def flamechart(out: TextIO, tl: Timeline, title: str,
                highlight: Optional[Sequence[str]], width: int = 1200,
-               min_px: float = 0.05, max_lanes: int = 64) -> None:
+               min_px: float = 0.05, max_lanes: int = 64,
+               marks: Sequence[Tuple[int, int, str]] = (),
+               green: Sequence[str] = (), legend: str = "") -> None:
     """Time on the x axis, calls in order, one lane per track (task or
-    CPU), callers above callees."""
-    hl = Highlighter(highlight)
+    CPU), callers above callees.  marks are (start, end, label) spans
+    drawn as grey bands behind all lanes (the boot view's untraced
+    time); green names more functions to highlight in green; legend
+    goes after the subtitle."""
+    hl = Highlighter(highlight, green)
     t0, t1 = tl.start, tl.end
     span = max(t1 - t0, 1)
     lanes = []
@@ -263,7 +273,18 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
         t0 / 1e9, t1 / 1e9, span / 1e6, len(lanes))
     if dropped > 0:
         sub += " (%d quieter lanes left out)" % dropped
+    if legend:
+        sub += "; " + legend
     _head(out, width, height, title, sub, pad)
+    for ms, me, label in marks:
+        x0 = pad + max(0.0, (ms - t0) / span) * width
+        x1 = pad + min(1.0, (me - t0) / span) * width
+        out.write('<rect class="gap" x="%.2f" y="44" width="%.2f" '
+                  'height="%d" fill="#b0b0b0" fill-opacity="0.35">'
+                  '<title>%s</title></rect>\n' % (
+                      x0, max(x1 - x0, 0.5), height - 74,
+                      escape("%s: %.3f ms at %.6f s" % (
+                          label, (me - ms) / 1e6, ms / 1e9))))
     names = tl.name_list
     for track, recs, ly in layout:
         out.write('<text x="%d" y="%d" style="font-weight:bold">%s</text>\n'
