@@ -7,12 +7,14 @@
 #   make check    every test: series, build, guest tests, ftracetest, ftd
 #   make series   export the upstream-style series to out/series
 #   make bench    run the benchmarks (long: about an hour; see README)
+#   make matrix   build and test the preempt/irq toggles in each config
+#                 that changes their code (long: five kernel builds)
 #   make clean    remove out/ (builds in .cache/ are kept)
 #   make distclean  also remove .cache/ (the base tree and all builds)
 
 WORKBENCH := scripts/workbench
 
-.PHONY: all deps demo check series bench clean distclean
+.PHONY: all deps demo check series bench matrix clean distclean
 
 all: check
 
@@ -34,6 +36,16 @@ bench: deps
 	scripts/bench/thresh-coverage/run.py --out out/bench/thresh-coverage
 	scripts/bench/preemptirq/run.py --keep out/bench/preemptirq
 	python3 tools/tracing/ftd/bench/bench.py
+
+# The toggles alone (ARM, Thumb-2), and with each of the options that take
+# over one of their paths: the irqs-off tracer, the preemption-off tracer,
+# lockdep.  make check covers them with both latency tracers (patched).
+PREEMPTIRQ_MATRIX := benchpi-toggle pi-toggle-thumb2 pi-toggle-irqsoff \
+	pi-toggle-preemptoff pi-toggle-lockdep
+
+matrix: deps
+	$(WORKBENCH) matrix $(PREEMPTIRQ_MATRIX) --test 'preemptirq/*' \
+		--test 'event/toplevel-enable.tc'
 
 clean:
 	rm -rf out

@@ -313,6 +313,37 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Build, boot and test several configs; one summary line each."""
+    rows = []
+    for name in args.configs:
+        out_dir = cache_dir() / "selftest" / f"matrix-{name}"
+        try:
+            config = (build.KernelConfig.load(name) if args.no_build
+                      else build.build(name))
+            tests = select(build.source_tree(config), args.tests, False)
+            got = run_tests(config, tests, args.smp, args.test_timeout,
+                            out_dir)
+        except WorkbenchError as exc:
+            rows.append((name, "did not build or boot", [str(exc)]))
+            continue
+        got.save(out_dir / "results.txt",
+                 [f"ftracetest on {name}, -smp {args.smp}, TCG"])
+        own = [t for t in project_tests() if t in tests]
+        base = baseline(name)
+        problems = confirm(config, Results.load(expected_path(base)), got,
+                           own, args.smp, args.test_timeout, out_dir, base)
+        rows.append((name, got.summary(), problems))
+    log("matrix: config: results (problems against the expected results)")
+    for name, summary, problems in rows:
+        log(f"matrix: {name}: {summary} ({len(problems)} problem(s))")
+        for p in problems:
+            log(f"matrix:   {p}")
+    failed = sum(1 for _, _, problems in rows if problems)
+    log(f"matrix: {len(rows) - failed} config(s) passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def save_expected(args: argparse.Namespace, got: Results,
                   own: List[str]) -> int:
     """Record a full run as the expected results of its config.
@@ -366,3 +397,21 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("tests", nargs="*", metavar="GLOB",
                    help="test files under test.d/ to run (default: all)")
     p.set_defaults(func=cmd_selftest)
+
+    p = sub.add_parser("matrix", help="run ftracetest on several configs",
+                       description="Build each config, boot it and run "
+                       "the ftracetest files matching GLOB in it, compared "
+                       "with the expected results as by 'selftest'; print "
+                       "one line per config.  Exits non-zero if any "
+                       "config fails to build or boot, regresses, or fails "
+                       "a project test.")
+    p.add_argument("configs", nargs="+", metavar="CONFIG")
+    p.add_argument("--test", dest="tests", action="append", required=True,
+                   metavar="GLOB", help="test files under test.d/ to run "
+                   "(repeat for more)")
+    p.add_argument("--smp", type=int, default=2)
+    p.add_argument("--test-timeout", type=float, default=300,
+                   help="seconds one test file may take (300)")
+    p.add_argument("--no-build", action="store_true",
+                   help="test the last builds without rebuilding")
+    p.set_defaults(func=cmd_matrix)

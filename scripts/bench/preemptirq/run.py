@@ -12,7 +12,8 @@ local_irq_save/restore and preempt_disable/enable on every CPU, first
 with the preemptirq trace events off, then, where the kernel has them,
 with all of them on ("+" columns).  Prints one table per mode (average,
 median and 99th percentile ns per pair) plus the stripped vmlinux size
-of each kernel, and the method.
+of each kernel, the number of inline static-key tests of each preemptirq
+event in it (the sites the toggles add code to), and the method.
 
 Modes: "icount" runs -icount shift=0,sleep=off (-smp 1: QEMU 7.2 needs
 it), where one guest nanosecond is one guest instruction and the numbers
@@ -35,7 +36,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 from wbench import arch, benchjob, build  # noqa: E402
 from wbench.common import log  # noqa: E402
 
-DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-patched", "benchpi-irqsoff"]
+DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-patched", "benchpi-toggle",
+                   "benchpi-irqsoff"]
 MODES = ("icount", "tcg")
 KINDS = ["irq", "irqsave", "preempt", "loop"]
 KIND_TEXT = {
@@ -108,6 +110,51 @@ def stripped_size(config: build.KernelConfig, workdir: Path) -> int:
     subprocess.run([arch.CROSS_COMPILE + "strip", "-o", str(out),
                     str(config.build_dir / "vmlinux")], check=True)
     return out.stat().st_size
+
+
+EVENTS = ["irq_disable", "irq_enable", "preempt_disable", "preempt_enable"]
+
+
+def key_sites(config: build.KernelConfig) -> Dict[str, int]:
+    """Jump-label sites of each preemptirq event's key in CONFIG's vmlinux.
+
+    ARM32 jump_entry is three absolute words: code, target, key (the key's
+    two low bits are flags).  A tracepoint's key sits right after its name
+    pointer in struct tracepoint.
+    """
+    vmlinux = str(config.build_dir / "vmlinux")
+    nm = subprocess.run([arch.CROSS_COMPILE + "nm", vmlinux], check=True,
+                        capture_output=True, text=True).stdout
+    keys = {}
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith("__tracepoint_") \
+                and parts[2][13:] in EVENTS:
+            keys[int(parts[0], 16) + 4] = parts[2][13:]
+    dump = subprocess.run([arch.CROSS_COMPILE + "objcopy", "-O", "binary",
+                           "--only-section=__jump_table", vmlinux,
+                           "/dev/stdout"], check=True,
+                          capture_output=True).stdout
+    counts = {e: 0 for e in EVENTS}
+    for off in range(0, len(dump) - 11, 12):
+        key = int.from_bytes(dump[off + 8:off + 12], "little") & ~3
+        if key in keys:
+            counts[keys[key]] += 1
+    return counts
+
+
+def format_sites(configs: List[str],
+                 sites: Dict[str, Dict[str, int]]) -> List[str]:
+    known = [c for c in configs if sum(sites.get(c, {}).values())]
+    if not known:
+        return []
+    lines = ["| kernel | " + " | ".join(EVENTS) + " | all |",
+             "|---" * (len(EVENTS) + 2) + "|"]
+    for c in known:
+        lines.append(f"| {label(c)} | " + " | ".join(
+            f"{sites[c][e]:,}" for e in EVENTS)
+            + f" | {sum(sites[c].values()):,} |")
+    return lines
 
 
 def boot(config: str, mode: str, pairs: int, module: Optional[Path],
@@ -258,12 +305,14 @@ def main() -> int:
     configs = args.configs.split(",")
     results: Dict[str, Dict[str, Result]] = {m: {} for m in modes}
     sizes: Dict[str, int] = {}
+    sites: Dict[str, Dict[str, int]] = {}
     for name in configs:
         if not args.report:
             benchjob.build_config(name)
         config = build.KernelConfig.load(name)
         if (config.build_dir / "vmlinux").exists():
             sizes[name] = stripped_size(config, work)
+            sites[name] = key_sites(config)
         module = None
         if not args.report and not build.builds_in(
                 config, "CONFIG_PREEMPTIRQ_BENCHMARK"):
@@ -294,6 +343,10 @@ def main() -> int:
     if sizes:
         print()
         print("\n".join(format_sizes(configs, sizes)))
+    if any(sum(v.values()) for v in sites.values()):
+        print("\nInline static-key tests (jump-label sites) of each "
+              "preemptirq event:\n")
+        print("\n".join(format_sites(configs, sites)))
     print()
     print(method(pairs or args.pairs))
     print(f"Per-boot results: {work}")
