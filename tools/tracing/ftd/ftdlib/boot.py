@@ -329,11 +329,6 @@ class Levels:
             self.source = "order of do_initcall_level() calls"
         else:
             self.source = "none"
-            self.notes.append(
-                "initcall levels unknown: no initcall_level events, no "
-                "do_initcall_level() records, no --system-map; boot with "
-                "trace_event=initcall:initcall_level or pass "
-                "--system-map")
 
     def level(self, fn: str, t: int) -> str:
         if self.events:
@@ -392,6 +387,10 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     if not pieces:
         raise FtdError("no calls of the boot path (the idle task of the "
                        "boot CPU, then pid 1) in the input")
+    if not init:
+        notes.append("no calls of pid 1 (kernel_init): the boot path is "
+                     "the idle task of the boot CPU alone; a main trace "
+                     "needs funcgraph-proc to tell pid 1 apart")
     names = tl.name_list
     # nested records of the boot path, clipped to their pieces
     recs: List[List[int]] = []
@@ -532,6 +531,11 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             lv_sum.setdefault(lv, [0, 0])[1] += b - a
         give("gap", lv, name, b - a, a)
 
+    if levels.source == "none" and lv_sum:
+        notes.append(
+            "initcall levels unknown: no initcall_level events, no "
+            "do_initcall_level() records, no --system-map; boot with "
+            "trace_event=initcall:initcall_level or pass --system-map")
     order = ["early"] + [str(i) for i in range(8)]
     missing = [lv for lv in order if lv not in lv_sum]
     if lv_sum and missing:

@@ -34,6 +34,7 @@ var PAD = +svg.getAttribute('data-pad');
 var frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));
 var statusEl = document.getElementById('status');
 var zoomed = null;
+var bands = Array.prototype.slice.call(document.querySelectorAll('rect.gap'));
 function fit(g, x, w) {
   var r = g.querySelector('rect'), t = g.querySelector('text');
   r.setAttribute('x', x.toFixed(2)); r.setAttribute('width', w.toFixed(2));
@@ -56,6 +57,15 @@ function show(s0, e0, lane, lvl) {
     var x = PAD + (Math.max(s, s0) - s0) / span * W;
     var w = (Math.min(e, e0) - Math.max(s, s0)) / span * W;
     fit(g, x, w);
+  });
+  bands.forEach(function (b) {
+    var s = +b.getAttribute('data-s'), e = +b.getAttribute('data-e');
+    if (e <= s0 || s >= e0) { b.style.display = 'none'; return; }
+    b.style.display = '';
+    var x = PAD + (Math.max(s, s0) - s0) / span * W;
+    var w = (Math.min(e, e0) - Math.max(s, s0)) / span * W;
+    b.setAttribute('x', x.toFixed(2));
+    b.setAttribute('width', Math.max(w, 0.5).toFixed(2));
   });
 }
 function reset() { zoomed = null; show(0, 1, null, 0);
@@ -279,9 +289,11 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     for ms, me, label in marks:
         x0 = pad + max(0.0, (ms - t0) / span) * width
         x1 = pad + min(1.0, (me - t0) / span) * width
-        out.write('<rect class="gap" x="%.2f" y="44" width="%.2f" '
-                  'height="%d" fill="#b0b0b0" fill-opacity="0.35">'
+        out.write('<rect class="gap" data-s="%.9f" data-e="%.9f" '
+                  'x="%.2f" y="44" width="%.2f" height="%d" '
+                  'fill="#b0b0b0" fill-opacity="0.35">'
                   '<title>%s</title></rect>\n' % (
+                      (ms - t0) / span, (me - t0) / span,
                       x0, max(x1 - x0, 0.5), height - 74,
                       escape("%s: %.3f ms at %.6f s" % (
                           label, (me - ms) / 1e6, ms / 1e9))))

@@ -23,12 +23,15 @@ const frames = data.frames.map((f) => {
   g.kids.title.textContent = f.title;
   return g;
 });
+// the boot view's grey bands of untraced time, when there are any
+const bands = (data.bands || []).map((b) => el(b));
 const byId = { bg: el({}), reset: el({}), search: el({}), status: el({}) };
 const svg = el(data.svg);
 const docHandlers = {};
 global.document = {
   documentElement: svg,
-  querySelectorAll: (sel) => (sel === 'g.f' ? frames : []),
+  querySelectorAll: (sel) => (sel === 'g.f' ? frames :
+    sel === 'rect.gap' ? bands : []),
   getElementById: (id) => byId[id],
   addEventListener: (t, f) => { docHandlers[t] = f; },
 };
@@ -46,6 +49,11 @@ out.zoom_x = +target.kids.rect.getAttribute('x');
 out.zoom_w = +target.kids.rect.getAttribute('width');
 out.hidden = frames.filter((g) => g.style.display === 'none').length;
 out.status = byId.status.textContent;
+// bands: those outside the zoomed span hidden, the others inside it
+const shown = bands.filter((b) => b.style.display !== 'none');
+out.bands_hidden = bands.length - shown.length;
+out.bands_inside = shown.every((b) => +b.getAttribute('x') >= PAD - 0.01 &&
+  +b.getAttribute('x') + +b.getAttribute('width') <= PAD + W + 0.51);
 // search
 answer = '^' + target.getAttribute('data-n') + '$';
 docHandlers.keydown({ key: '/', preventDefault() {} });
@@ -56,6 +64,8 @@ out.search_status = byId.status.textContent;
 docHandlers.keydown({ key: 'Escape' });
 out.hidden_after_reset = frames.filter((g) => g.style.display === 'none')
   .length;
+out.bands_hidden_after_reset = bands.filter((b) => b.style.display ===
+  'none').length;
 out.first_x = +frames[0].kids.rect.getAttribute('x');
 out.W = W; out.PAD = PAD;
 console.log(JSON.stringify(out));

@@ -233,6 +233,19 @@ def test_merge_order_and_handoff_gap(tmp_path: Path) -> None:
     assert [r["kind"] for r in rows[1:3]] == ["setup_arch", "delay"]
 
 
+def test_early_file_alone() -> None:
+    view = collect([early_lines()])
+    assert (view.start, view.end) == (10000000, 16310000)
+    assert sum(r.ns for r in view.rows) == view.total == 6310000
+    assert not view.gaps
+    assert any("no calls of pid 1" in n for n in view.notes)
+    assert any("no exec of /init" in n for n in view.notes)
+    assert not any("levels" in n for n in view.notes)
+    assert rows_by(view, "other") == {("", "start_kernel"): 310000,
+                                      ("", "sched_init"): 700000,
+                                      ("", "ftrace_init"): 10000}
+
+
 def test_overlap_is_refused(tmp_path: Path) -> None:
     early = tmp_path / "early.txt"
     early.write_text("".join(early_lines(t0=0.850)))

@@ -18,14 +18,21 @@ from conftest import DATA_DIR, TESTS_DIR, run_ftd
 NS = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.mark.parametrize("cmd", ["flamegraph", "flamechart"])
+@pytest.mark.parametrize("cmd", ["flamegraph", "flamechart", "boot"])
 def test_zoom_search_reset(tmp_path: Path, cmd: str) -> None:
     node = shutil.which("node") or shutil.which("nodejs")
     if node is None:
         pytest.skip("node not installed")
     svg = tmp_path / "f.svg"
-    run_ftd(cmd, str(DATA_DIR / "s3_head.txt"), "-o", str(svg))
+    if cmd == "boot":
+        run_ftd(cmd, str(DATA_DIR / "boot_t1000.txt.xz"), "--svg",
+                str(svg), "--min-px", "1")
+    else:
+        run_ftd(cmd, str(DATA_DIR / "s3_head.txt"), "-o", str(svg))
     root = ET.parse(svg).getroot()
+    bands = [dict(r.attrib) for r in root.iter(NS + "rect")
+             if r.get("class") == "gap"]
+    assert (len(bands) > 100) == (cmd == "boot")
     frames = []
     for g in root.iter(NS + "g"):
         if g.get("class") != "f":
@@ -39,7 +46,7 @@ def test_zoom_search_reset(tmp_path: Path, cmd: str) -> None:
     script = re.search(r"<!\[CDATA\[(.*)\]\]>", svg.read_text(),
                        re.S).group(1)  # type: ignore[union-attr]
     (tmp_path / "d.json").write_text(json.dumps(
-        {"svg": dict(root.attrib), "frames": frames}))
+        {"svg": dict(root.attrib), "frames": frames, "bands": bands}))
     (tmp_path / "s.js").write_text(script)
     # zoom into a frame in the middle of the list with some width
     widest = max(range(len(frames)), key=lambda i: float(
@@ -56,3 +63,9 @@ def test_zoom_search_reset(tmp_path: Path, cmd: str) -> None:
     assert r["hidden"] > 0 and "Zoomed" in r["status"]
     assert r["matched"] >= 1 and "Matched" in r["search_status"]
     assert r["hidden_after_reset"] == 0
+    if cmd == "boot":
+        # zoomed into one call: most gaps are outside it, the rest
+        # moved inside the picture; all back after the reset
+        assert r["bands_hidden"] > len(bands) // 2
+        assert r["bands_inside"]
+        assert r["bands_hidden_after_reset"] == 0
