@@ -16,7 +16,8 @@
 #     out/boot/fgraph_boot_trace.txt --svg boot.svg
 #
 # trace_event=initcall:initcall_level,initcall:initcall_start on the
-# command line gives ftd the initcall levels and names.
+# command line gives ftd the initcall levels and names; --icount makes
+# the guest's times independent of the host's load.
 
 set -e
 cd /sys/kernel/tracing

@@ -131,6 +131,7 @@ class BootView:
     level_source: str
     levels: Dict[str, List[int]]   # level -> [initcalls, ns]
     notes: List[str]
+    tracks: List[str]              # the boot path's tracks, in order
 
     @property
     def total(self) -> int:
@@ -545,7 +546,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
     out = sorted(rows.values(), key=lambda r: (r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
-                    levels.source, lv_sum, notes)
+                    levels.source, lv_sum, notes, [p[0] for p in pieces])
 
 
 INITCALL_FUNCS = ("do_initcall_level", "do_pre_smp_initcalls",

@@ -622,7 +622,8 @@ def cmd_boot(a: argparse.Namespace, out: TextIO) -> Walker:
                        a.width, min_px=a.min_px, max_lanes=a.max_lanes,
                        marks=marks,
                        green=CONSOLE, legend="blue: delays, green: "
-                       "printk/console, grey: not traced")
+                       "printk/console, grey: not traced",
+                       keep=view.tracks)
     return last
 
 

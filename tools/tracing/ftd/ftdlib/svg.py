@@ -250,12 +250,14 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
                highlight: Optional[Sequence[str]], width: int = 1200,
                min_px: float = 0.05, max_lanes: int = 64,
                marks: Sequence[Tuple[int, int, str]] = (),
-               green: Sequence[str] = (), legend: str = "") -> None:
+               green: Sequence[str] = (), legend: str = "",
+               keep: Sequence[str] = ()) -> None:
     """Time on the x axis, calls in order, one lane per track (task or
     CPU), callers above callees.  marks are (start, end, label) spans
     drawn as grey bands behind all lanes (the boot view's untraced
     time); green names more functions to highlight in green; legend
-    goes after the subtitle."""
+    goes after the subtitle; the tracks in keep are drawn first,
+    however quiet."""
     hl = Highlighter(highlight, green)
     t0, t1 = tl.start, tl.end
     span = max(t1 - t0, 1)
@@ -267,7 +269,7 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
             continue
         busy = sum(r[1] - r[0] for r in recs if r[2] == 0)
         lanes.append((busy, track, recs))
-    lanes.sort(key=lambda t: -t[0])
+    lanes.sort(key=lambda t: (t[1] not in keep, -t[0]))
     dropped = len(lanes) - max_lanes
     lanes = lanes[:max_lanes]
     lanes.sort(key=lambda t: min(r[0] for r in t[2]))
