@@ -268,13 +268,16 @@ def build_parser() -> argparse.ArgumentParser:
                    "per kind and level")
     b.add_argument("--highlight", action="append", metavar="GLOB",
                    help="chart: colour these functions too (repeatable)")
-    b.add_argument("--width", type=int, default=1600)
+    b.add_argument("--width", type=int, default=1600,
+                   help="chart: width in pixels (default 1600)")
     b.add_argument("--min-px", type=float, default=0.05, metavar="PX",
                    help="chart: leave out calls narrower than PX pixels "
                    "at full zoom (default 0.05)")
-    b.add_argument("--title", default="")
-    b.add_argument("--max-lanes", type=int, default=8,
-                   help="chart: draw the N busiest tasks (default 8)")
+    b.add_argument("--title", default="", help="chart: title (default: "
+                   "the input files)")
+    b.add_argument("--max-lanes", type=int, default=8, metavar="N",
+                   help="chart: N tasks at most, the boot path's first, "
+                   "then the busiest (default 8)")
 
     i = add("info", "what is in the trace: format, CPUs, tasks, time "
             "span, malformed and lost counts")
