@@ -104,6 +104,8 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("build the patched kernel", step_build),
     ("guest runs: byte-exact /out, panic, hang", pytest_step(
         "scripts/tests/test_guest.py")),
+    ("early boot function graph buffer: guest boots", pytest_step(
+        "scripts/tests/test_fgraph_boot.py")),
     ("ftracetest and project .tc tests on patched", step_selftest),
 ]
 

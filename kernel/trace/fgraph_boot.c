@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Early boot function graph buffer.
+ *
+ * Before ftrace_init() has turned the mcount call sites into NOPs, every
+ * instrumented function still calls the architecture's mcount routine.
+ * An architecture that selects HAVE_FGRAPH_BOOT_BUFFER diverts those
+ * calls, while fgraph_boot_armed is set, to fgraph_boot_enter(), and the
+ * hooked functions return through its trampoline fgraph_boot_return,
+ * which calls fgraph_boot_exit().  Both record into a static array:
+ * there is one CPU, interrupts are off and nothing else writes, so a
+ * plain index is all the locking needed.
+ *
+ * A call that returns faster than the threshold and left no record of
+ * its own callees behind is removed again by moving the tail back over
+ * its entry record, so the array keeps only the calls that matter and
+ * their nesting.  Recording ends in ftrace_init().  A late initcall
+ * copies the records out of init memory, which is then freed with the
+ * rest of it, and tracefs shows them as "fgraph_boot_trace" in the text
+ * format of the function_graph tracer.
+ *
+ * Everything here runs from the mcount hook and must stay notrace: the
+ * whole directory is built without -pg, and these functions call nothing
+ * outside of it but the architecture's counter accessors.
+ */
+
+#define pr_fmt(fmt) "fgraph_boot: " fmt
+
+#include <linux/ftrace.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/math64.h>
+#include <linux/sched/clock.h>
+#include <linux/security.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "trace.h"
+
+/* How deep the hooked calls may nest; deeper calls are not hooked. */
+#define FGRAPH_BOOT_DEPTH	64
+
+#define FGRAPH_BOOT_EXIT	BIT(31)
+
+/*
+ * One record: an entry, with its depth, or an exit, with the index of its
+ * entry record.  @time is in counter ticks, or a sequence number when
+ * there is no counter.
+ */
+struct fgraph_boot_rec {
+	u64		time;
+	unsigned long	func;
+	u32		info;
+};
+
+#define FGRAPH_BOOT_NR_RECS \
+	(CONFIG_FGRAPH_BOOT_BUFFER_SIZE * 1024 / sizeof(struct fgraph_boot_rec))
+
+/* A hooked call: where it returns to, and its entry record or -1. */
+struct fgraph_boot_frame {
+	unsigned long	ret;
+	int		rec;
+};
+
+/* Read by the architecture's mcount routine; cleared for good on stop. */
+int fgraph_boot_armed __read_mostly = 1;
+
+/* The return stack is used until the last hooked call has returned. */
+static struct fgraph_boot_frame fgraph_boot_stack[FGRAPH_BOOT_DEPTH];
+static int fgraph_boot_depth;
+static bool fgraph_boot_recording = true;
+
+static struct fgraph_boot_rec fgraph_boot_buf[FGRAPH_BOOT_NR_RECS] __initdata;
+static unsigned int fgraph_boot_tail __initdata;
+static unsigned int fgraph_boot_open __initdata;
+static bool fgraph_boot_started __initdata;
+static bool fgraph_boot_full __initdata;
+static bool fgraph_boot_on __initdata =
+	IS_ENABLED(CONFIG_FGRAPH_BOOT_BUFFER_DEFAULT_ON);
+static u64 fgraph_boot_seq __initdata;
+static u64 fgraph_boot_thresh_ticks __initdata;
+static u64 fgraph_boot_first __initdata;
+static u64 fgraph_boot_last __initdata;
+static unsigned int fgraph_boot_thresh_us __initdata =
+	CONFIG_FGRAPH_BOOT_BUFFER_THRESH;
+static bool fgraph_boot_thresh_cmdline __initdata;
+
+/* Counters shown in the file's header. */
+static unsigned long fgraph_boot_dropped __initdata;
+static unsigned long fgraph_boot_too_deep __initdata;
+static unsigned long fgraph_boot_unhooked __initdata;
+
+/* What the late initcall keeps for the tracefs file. */
+struct fgraph_boot_copy {
+	struct fgraph_boot_rec	*recs;
+	unsigned int		nr;
+	unsigned int		open;
+	u32			freq;
+	unsigned int		thresh_us;
+	bool			thresh_cmdline;
+	unsigned long		dropped;
+	unsigned long		too_deep;
+	unsigned long		unhooked;
+	u64			first;
+	u64			last;
+	u64			clock_ticks;
+	u64			clock_local;
+};
+
+static struct fgraph_boot_copy fgraph_boot_out;
+
+static u32 fgraph_boot_freq __initdata;
+
+static __init notrace u64 fgraph_boot_now(void)
+{
+	if (fgraph_boot_freq)
+		return fgraph_boot_arch_clock();
+	return ++fgraph_boot_seq;
+}
+
+static __init notrace void fgraph_boot_set_thresh(void)
+{
+	u64 ticks = (u64)fgraph_boot_thresh_us * fgraph_boot_freq;
+
+	do_div(ticks, USEC_PER_SEC);
+	fgraph_boot_thresh_ticks = ticks;
+}
+
+static __init notrace void fgraph_boot_start(void)
+{
+	fgraph_boot_started = true;
+	fgraph_boot_freq = fgraph_boot_arch_clock_freq();
+	fgraph_boot_set_thresh();
+	fgraph_boot_first = fgraph_boot_now();
+}
+
+/**
+ * fgraph_boot_enter - record the entry of an early boot function
+ * @parent: where the function keeps the address it returns to, or NULL
+ *	if the architecture could not find it
+ * @self: an address inside the function
+ *
+ * Called by the architecture's mcount routine while fgraph_boot_armed is
+ * set.  Hooks the return of the function and records its entry.
+ */
+void __ref notrace fgraph_boot_enter(unsigned long *parent, unsigned long self)
+{
+	struct fgraph_boot_frame *frame;
+	struct fgraph_boot_rec *rec;
+
+	if (!fgraph_boot_recording)
+		return;
+	if (unlikely(!fgraph_boot_started))
+		fgraph_boot_start();
+	if (!parent) {
+		fgraph_boot_unhooked++;
+		return;
+	}
+
+	/*
+	 * Keep room for this entry, its exit and the exits of the calls
+	 * already open, so that every recorded entry gets its exit.  Once
+	 * the buffer is full, no new call is recorded, even if a rewind
+	 * makes room again: the records must not have holes.
+	 */
+	if (fgraph_boot_full ||
+	    fgraph_boot_tail + fgraph_boot_open + 2 > FGRAPH_BOOT_NR_RECS) {
+		fgraph_boot_full = true;
+		fgraph_boot_dropped++;
+		return;
+	}
+	if (fgraph_boot_depth >= FGRAPH_BOOT_DEPTH) {
+		fgraph_boot_too_deep++;
+		return;
+	}
+
+	frame = &fgraph_boot_stack[fgraph_boot_depth++];
+	frame->ret = *parent;
+	frame->rec = fgraph_boot_tail;
+	*parent = (unsigned long)fgraph_boot_return;
+
+	rec = &fgraph_boot_buf[fgraph_boot_tail++];
+	rec->func = self;
+	rec->info = fgraph_boot_depth - 1;
+	rec->time = fgraph_boot_now();
+	fgraph_boot_open++;
+}
+
+/*
+ * The exit of a recorded call.  A call shorter than the threshold whose
+ * entry is still the last record (none of its callees was kept) is
+ * removed by moving the tail back over its entry.
+ */
+static __init notrace void fgraph_boot_record_exit(int entry)
+{
+	struct fgraph_boot_rec *rec;
+	u64 now = fgraph_boot_now();
+
+	fgraph_boot_open--;
+	if (entry + 1 == fgraph_boot_tail &&
+	    now - fgraph_boot_buf[entry].time < fgraph_boot_thresh_ticks) {
+		fgraph_boot_tail = entry;
+		return;
+	}
+	/* fgraph_boot_enter() kept room for this record. */
+	rec = &fgraph_boot_buf[fgraph_boot_tail++];
+	rec->func = fgraph_boot_buf[entry].func;
+	rec->info = FGRAPH_BOOT_EXIT | entry;
+	rec->time = now;
+}
+
+/**
+ * fgraph_boot_exit - a hooked function returned
+ *
+ * Called by fgraph_boot_return.  Records the exit while recording is on,
+ * and returns the address the function really returns to.
+ */
+unsigned long __ref notrace fgraph_boot_exit(void)
+{
+	struct fgraph_boot_frame *frame;
+
+	frame = &fgraph_boot_stack[--fgraph_boot_depth];
+	if (fgraph_boot_recording)
+		fgraph_boot_record_exit(frame->rec);
+	return frame->ret;
+}
+
+/*
+ * Apply a new threshold to the records already taken: remove the calls
+ * that ended and are now too short, and the calls that enclosed only
+ * those.  The entries still open keep their order, so the return stack
+ * only needs their new indexes.
+ */
+static __init notrace void fgraph_boot_refilter(void)
+{
+	int open[FGRAPH_BOOT_DEPTH];
+	unsigned int i, out = 0;
+	int n = 0, f;
+
+	for (i = 0; i < fgraph_boot_tail; i++) {
+		struct fgraph_boot_rec rec = fgraph_boot_buf[i];
+		int entry;
+
+		if (!(rec.info & FGRAPH_BOOT_EXIT)) {
+			open[n++] = out;
+			fgraph_boot_buf[out++] = rec;
+			continue;
+		}
+		entry = open[--n];
+		if (entry + 1 == out &&
+		    rec.time - fgraph_boot_buf[entry].time <
+		    fgraph_boot_thresh_ticks) {
+			out = entry;
+			continue;
+		}
+		rec.info = FGRAPH_BOOT_EXIT | entry;
+		fgraph_boot_buf[out++] = rec;
+	}
+	fgraph_boot_tail = out;
+
+	/* What is still open matches the hooked frames, in order. */
+	for (f = 0, i = 0; f < fgraph_boot_depth; f++)
+		fgraph_boot_stack[f].rec = open[i++];
+}
+
+/* Stop recording, and forget the records if @discard. */
+static __init notrace void fgraph_boot_end(bool discard)
+{
+	unsigned int i;
+	u64 now;
+
+	if (!fgraph_boot_recording)
+		return;
+	fgraph_boot_armed = 0;
+	fgraph_boot_recording = false;
+	if (discard || !fgraph_boot_started) {
+		fgraph_boot_tail = 0;
+		return;
+	}
+
+	/*
+	 * Close the calls still open (start_kernel() at least) at the time
+	 * recording stopped, so that every entry has its exit.  Their
+	 * hooked returns will no longer record anything.
+	 */
+	now = fgraph_boot_now();
+	fgraph_boot_last = now;
+	for (i = fgraph_boot_depth; i > 0; i--) {
+		struct fgraph_boot_rec *rec = &fgraph_boot_buf[fgraph_boot_tail++];
+		int entry = fgraph_boot_stack[i - 1].rec;
+
+		rec->func = fgraph_boot_buf[entry].func;
+		rec->info = FGRAPH_BOOT_EXIT | entry;
+		rec->time = now;
+	}
+	fgraph_boot_out.open = fgraph_boot_depth;
+}
+
+/**
+ * fgraph_boot_early_params_done - the early parameters have been parsed
+ *
+ * Called at the end of parse_early_param().  Without fgraph_boot=on (and
+ * with CONFIG_FGRAPH_BOOT_BUFFER_DEFAULT_ON=n), recording ends here and
+ * what was recorded so far is forgotten.  A threshold given on the
+ * command line applies from here on and to the records already taken.
+ */
+void __init notrace fgraph_boot_early_params_done(void)
+{
+	if (!fgraph_boot_on) {
+		fgraph_boot_end(true);
+		return;
+	}
+	if (fgraph_boot_recording && fgraph_boot_started) {
+		fgraph_boot_set_thresh();
+		fgraph_boot_refilter();
+	}
+}
+
+/**
+ * fgraph_boot_stop - end early boot recording
+ *
+ * Called by ftrace_init() before it rewrites the mcount call sites.
+ */
+void __init notrace fgraph_boot_stop(void)
+{
+	fgraph_boot_end(false);
+}
+
+static int __init fgraph_boot_param(char *str)
+{
+	bool on;
+
+	if (!str || kstrtobool(str, &on)) {
+		pr_warn("fgraph_boot=%s: expected on or off, keeping %s\n",
+			str ? str : "", fgraph_boot_on ? "on" : "off");
+		return 0;
+	}
+	fgraph_boot_on = on;
+	return 0;
+}
+early_param("fgraph_boot", fgraph_boot_param);
+
+static int __init fgraph_boot_thresh_param(char *str)
+{
+	unsigned int us;
+
+	if (!str || kstrtouint(str, 10, &us) || us > USEC_PER_SEC) {
+		pr_warn("fgraph_boot_thresh=%s: expected microseconds from 0 to %lu, keeping %u\n",
+			str ? str : "", USEC_PER_SEC, fgraph_boot_thresh_us);
+		return 0;
+	}
+	fgraph_boot_thresh_us = us;
+	fgraph_boot_thresh_cmdline = true;
+	return 0;
+}
+early_param("fgraph_boot_thresh", fgraph_boot_thresh_param);
+
+/* The tracefs file. */
+
+static u64 fgraph_boot_ns(u64 ticks)
+{
+	return mul_u64_u32_div(ticks, NSEC_PER_SEC, fgraph_boot_out.freq);
+}
+
+static void fgraph_boot_print_time(struct seq_file *m, u64 ticks)
+{
+	u64 ns = fgraph_boot_ns(ticks);
+	u32 rem = do_div(ns, NSEC_PER_SEC);
+
+	seq_printf(m, "%5llu.%06u |  ", ns, rem / (u32)NSEC_PER_USEC);
+}
+
+/* The duration column as the function_graph tracer prints it. */
+static void fgraph_boot_print_duration(struct seq_file *m, u64 ticks)
+{
+	u64 ns = fgraph_boot_ns(ticks);
+	u32 rem = do_div(ns, NSEC_PER_USEC);
+	char buf[32], nsecs[5];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%llu", ns);
+	/* At most seven digits: as many of the nanoseconds as fit. */
+	if (len < 7) {
+		snprintf(nsecs, min_t(size_t, sizeof(nsecs), 8 - len), "%03u",
+			 rem);
+		len += snprintf(buf + len, sizeof(buf) - len, ".%s", nsecs);
+	}
+	seq_printf(m, "%c %s us %*s|  ", trace_find_mark(ns * NSEC_PER_USEC + rem),
+		   buf, len < 8 ? 8 - len : 0, "");
+}
+
+static void fgraph_boot_header(struct seq_file *m)
+{
+	struct fgraph_boot_copy *c = &fgraph_boot_out;
+
+	seq_puts(m, "# tracer: function_graph\n#\n");
+	seq_puts(m, "# fgraph_boot: function calls from start_kernel() to ftrace_init()\n");
+	if (c->freq) {
+		seq_printf(m, "# clock: architecture counter at %u Hz\n", c->freq);
+		seq_printf(m, "# threshold: %u us (%s)\n", c->thresh_us,
+			   c->thresh_cmdline ? "fgraph_boot_thresh=" :
+			   "CONFIG_FGRAPH_BOOT_BUFFER_THRESH");
+		seq_printf(m, "# recorded: %llu us, counter %llu to %llu\n",
+			   div_u64(fgraph_boot_ns(c->last - c->first),
+				   NSEC_PER_USEC),
+			   c->first, c->last);
+		seq_printf(m, "# local_clock() was %llu ns at counter %llu\n",
+			   c->clock_local, c->clock_ticks);
+	} else {
+		seq_puts(m, "# clock: none: no architecture counter, the records are in call order without times or durations, and nothing was filtered\n");
+	}
+	seq_printf(m, "# records: %u of %zu (%zu bytes each), dropped calls: %lu, too deep: %lu, no return address: %lu\n",
+		   c->nr, FGRAPH_BOOT_NR_RECS, sizeof(struct fgraph_boot_rec),
+		   c->dropped, c->too_deep, c->unhooked);
+	if (c->open)
+		seq_printf(m, "# calls still running when recording stopped: %u, closed then by the last closing lines\n",
+			   c->open);
+	seq_puts(m, "#\n");
+	if (c->freq) {
+		seq_puts(m, "#     TIME       CPU  DURATION                  FUNCTION CALLS\n");
+		seq_puts(m, "#      |         |     |   |                     |   |   |   |\n");
+	} else {
+		seq_puts(m, "# CPU                  FUNCTION CALLS\n");
+		seq_puts(m, "# |                     |   |   |   |\n");
+	}
+}
+
+static bool fgraph_boot_is_exit_of(unsigned int exit, unsigned int entry)
+{
+	struct fgraph_boot_rec *rec = &fgraph_boot_out.recs[exit];
+
+	return exit < fgraph_boot_out.nr && (rec->info & FGRAPH_BOOT_EXIT) &&
+		(rec->info & ~FGRAPH_BOOT_EXIT) == entry;
+}
+
+static int fgraph_boot_show(struct seq_file *m, void *v)
+{
+	struct fgraph_boot_copy *c = &fgraph_boot_out;
+	struct fgraph_boot_rec *rec, *entry;
+	unsigned int i, depth;
+	bool leaf = false;
+
+	if (v == SEQ_START_TOKEN) {
+		fgraph_boot_header(m);
+		return 0;
+	}
+	i = (struct fgraph_boot_rec *)v - c->recs;
+	rec = v;
+	if (rec->info & FGRAPH_BOOT_EXIT) {
+		entry = &c->recs[rec->info & ~FGRAPH_BOOT_EXIT];
+		/* Printed with its entry as a leaf line. */
+		if (entry == rec - 1)
+			return 0;
+		depth = entry->info;
+	} else {
+		entry = rec;
+		depth = rec->info;
+		leaf = fgraph_boot_is_exit_of(i + 1, i);
+	}
+
+	if (c->freq)
+		fgraph_boot_print_time(m, rec->time);
+	seq_puts(m, " 0) ");
+	if (c->freq && (leaf || rec != entry))
+		fgraph_boot_print_duration(m, (leaf ? rec[1].time : rec->time) -
+					   entry->time);
+	else if (c->freq)
+		seq_puts(m, "              |  ");
+	seq_printf(m, "%*s", depth * 2, "");
+	if (leaf)
+		seq_printf(m, "%ps();\n", (void *)rec->func);
+	else if (rec == entry)
+		seq_printf(m, "%ps() {\n", (void *)rec->func);
+	else
+		seq_printf(m, "} /* %ps */\n", (void *)rec->func);
+	return 0;
+}
+
+static void *fgraph_boot_seq_start(struct seq_file *m, loff_t *pos)
+{
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	if (*pos > fgraph_boot_out.nr)
+		return NULL;
+	return &fgraph_boot_out.recs[*pos - 1];
+}
+
+static void *fgraph_boot_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return fgraph_boot_seq_start(m, pos);
+}
+
+static void fgraph_boot_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+static const struct seq_operations fgraph_boot_seq_ops = {
+	.start	= fgraph_boot_seq_start,
+	.next	= fgraph_boot_seq_next,
+	.stop	= fgraph_boot_seq_stop,
+	.show	= fgraph_boot_show,
+};
+
+static int fgraph_boot_open_file(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	ret = security_locked_down(LOCKDOWN_TRACEFS);
+	if (ret)
+		return ret;
+	return seq_open(file, &fgraph_boot_seq_ops);
+}
+
+static const struct file_operations fgraph_boot_fops = {
+	.open		= fgraph_boot_open_file,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= seq_release,
+};
+
+/*
+ * Copy the records out of init memory before it is freed, and show them
+ * in tracefs.  Nothing is kept when nothing was recorded.
+ */
+static __init int fgraph_boot_init_tracefs(void)
+{
+	struct fgraph_boot_copy *c = &fgraph_boot_out;
+	size_t size = fgraph_boot_tail * sizeof(struct fgraph_boot_rec);
+
+	if (!fgraph_boot_tail)
+		return 0;
+	if (tracing_init_dentry())
+		return 0;
+
+	c->recs = vmalloc(size);
+	if (!c->recs)
+		return -ENOMEM;
+	memcpy(c->recs, fgraph_boot_buf, size);
+	c->nr = fgraph_boot_tail;
+	c->freq = fgraph_boot_freq;
+	c->thresh_us = fgraph_boot_thresh_us;
+	c->thresh_cmdline = fgraph_boot_thresh_cmdline;
+	c->dropped = fgraph_boot_dropped;
+	c->too_deep = fgraph_boot_too_deep;
+	c->unhooked = fgraph_boot_unhooked;
+	c->first = fgraph_boot_first;
+	c->last = fgraph_boot_last;
+	if (c->freq) {
+		c->clock_local = local_clock();
+		c->clock_ticks = fgraph_boot_arch_clock();
+	}
+
+	trace_create_file("fgraph_boot_trace", TRACE_MODE_READ, NULL, NULL,
+			  &fgraph_boot_fops);
+	return 0;
+}
+late_initcall(fgraph_boot_init_tracefs);

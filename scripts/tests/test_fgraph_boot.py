@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The early boot function graph buffer (CONFIG_FGRAPH_BOOT_BUFFER), booted.
+
+The patched config builds it in but leaves it off at run time
+(CONFIG_FGRAPH_BOOT_BUFFER_DEFAULT_ON=n), so every test boots the patched
+kernel with its own fgraph_boot= options, copies the tracefs file
+fgraph_boot_trace back and checks it here, and with ftd.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WORKBENCH = REPO / "scripts" / "workbench"
+FTD = REPO / "tools" / "tracing" / "ftd" / "ftd"
+TRACE = "/sys/kernel/tracing/fgraph_boot_trace"
+
+# " 12.345678 |   0)   1.234 us    |    name();"
+LINE_RE = re.compile(
+    r" *(\d+)\.(\d{6}) \|   0\) (?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})"
+    r"\|  ( *)(.*)$")
+
+COPY = f"""
+dmesg > /out/dmesg
+if [ -e {TRACE} ]; then
+    cat {TRACE} > /out/trace
+    ls -l {TRACE} > /out/mode
+fi
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    proc = subprocess.run([str(WORKBENCH), "build", "patched"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def boot(tmp_path: Path, append: str) -> Path:
+    """Boot with APPEND on the command line; the guest's /out."""
+    job = tmp_path / "job.sh"
+    job.write_text(COPY)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
+         "--smp", "1", "--append", append, "--out", str(out), str(job)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+Call = Tuple[str, int, int]  # name, start ns, duration ns
+
+
+def parse(text: str) -> Tuple[List[str], List[Call], List[int]]:
+    """Header lines, completed calls in the order they ended, and the
+    time of every line; fails on any line out of shape or brace out of
+    place."""
+    header = [ln for ln in text.splitlines() if ln.startswith("#")]
+    calls: List[Call] = []
+    times: List[int] = []
+    stack: List[Tuple[str, int]] = []
+    for ln in text.splitlines():
+        if ln.startswith("#"):
+            continue
+        m = LINE_RE.match(ln)
+        assert m, f"malformed line: {ln!r}"
+        ts = int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
+        dur: Optional[int] = None
+        if m.group(3) is not None:
+            dur = int(float(m.group(3)) * 1000 + 0.5)
+        indent, body = len(m.group(4)), m.group(5)
+        # A closing line is indented like its opening line.
+        depth = len(stack) - 1 if body.startswith("}") else len(stack)
+        assert indent == 2 * depth, f"depth out of place: {ln!r}"
+        times.append(ts)
+        if body.endswith("() {"):
+            assert dur is None
+            stack.append((body[:-4], ts))
+        elif body.endswith("();"):
+            assert dur is not None
+            calls.append((body[:-3], ts, dur))
+        else:
+            assert body.startswith("}") and dur is not None, ln
+            assert stack, f"closing brace without an open call: {ln!r}"
+            name, start = stack.pop()
+            assert body == f"}} /* {name} */", ln
+            calls.append((name, start, dur))
+    assert not stack, f"calls left open: {stack}"
+    return header, calls, times
+
+
+def header_value(header: List[str], key: str) -> str:
+    for ln in header:
+        if ln.startswith(f"# {key}: "):
+            return ln[len(key) + 4:]
+    raise AssertionError(f"no '{key}' in the header: {header}")
+
+
+def ftd_report(trace: Path) -> str:
+    proc = subprocess.run([str(FTD), "report", "--strict", str(trace)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_records_from_start_kernel_with_threshold(tmp_path: Path) -> None:
+    thresh_us = 50
+    out = boot(tmp_path, f"fgraph_boot=on fgraph_boot_thresh={thresh_us}")
+    assert (out / "mode").read_text().startswith("-r--r-----")
+    text = (out / "trace").read_text()
+    header, calls, times = parse(text)
+    assert header_value(header, "threshold").startswith(f"{thresh_us} us")
+    assert "architecture counter" in header_value(header, "clock")
+    recs = header_value(header, "records")
+    assert ", dropped calls: 0, too deep: 0, no return address: 0" in recs, \
+        recs
+
+    body = [ln for ln in text.splitlines() if not ln.startswith("#")]
+    assert body[0].endswith("|  start_kernel() {"), body[0]
+    assert body[-1].endswith("|  } /* start_kernel */"), body[-1]
+    assert times == sorted(times), "times go backwards"
+
+    names = [c[0] for c in calls]
+    assert "setup_arch" in names
+    assert "mm_core_init" in names
+    # setup_arch() and some of its callees, each with its duration.
+    sa = next(c for c in calls if c[0] == "setup_arch")
+    inner = [c for c in calls
+             if c[1] >= sa[1] and c[1] + c[2] <= sa[1] + sa[2] and c != sa]
+    assert inner, "nothing recorded inside setup_arch()"
+    # Every call is at least the threshold (the clock's rounding aside),
+    # but the ones still running when recording stopped, closed then.
+    short = [c for c in calls if c[2] < thresh_us * 1000 - 1000]
+    assert not short, short[:5]
+
+    (tmp_path / "trace.txt").write_text(text)
+    report = ftd_report(tmp_path / "trace.txt")
+    assert "setup_arch" in report and "start_kernel" in report
+
+
+def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path) -> None:
+    out = boot(tmp_path, "fgraph_boot=on fgraph_boot_thresh=0")
+    text = (out / "trace").read_text()
+    header, calls, times = parse(text)
+    m = re.match(r"(\d+) of (\d+) \(\d+ bytes each\), dropped calls: "
+                 r"(\d+), too deep: (\d+), no return address: (\d+)$",
+                 header_value(header, "records"))
+    assert m, header
+    used, size, dropped = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    # With every call kept, early boot needs more than 256 KiB: the
+    # buffer fills, recording stops, the rest is counted, and what was
+    # recorded is still whole.
+    assert dropped > 0
+    assert size - 64 <= used <= size
+    assert times == sorted(times)
+    assert calls[-1][0] == "start_kernel"
+
+
+def test_bad_values_warn_and_keep_the_defaults(tmp_path: Path) -> None:
+    out = boot(tmp_path, "fgraph_boot=maybe fgraph_boot_thresh=10us")
+    dmesg = (out / "dmesg").read_text()
+    assert "fgraph_boot=maybe: expected on or off, keeping off" in dmesg
+    assert "fgraph_boot_thresh=10us: expected microseconds" in dmesg
+    # Off by default in this config: nothing kept, no file.
+    assert not (out / "trace").exists()
+
+
+def test_bad_threshold_keeps_the_build_time_one(tmp_path: Path) -> None:
+    out = boot(tmp_path, "fgraph_boot=on fgraph_boot_thresh=-5")
+    header, calls, _ = parse((out / "trace").read_text())
+    assert header_value(header, "threshold") == \
+        "10 us (CONFIG_FGRAPH_BOOT_BUFFER_THRESH)"
+    assert "fgraph_boot_thresh=-5: expected" in (out / "dmesg").read_text()
