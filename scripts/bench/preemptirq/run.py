@@ -118,26 +118,46 @@ EVENTS = ["irq_disable", "irq_enable", "preempt_disable", "preempt_enable"]
 def key_sites(config: build.KernelConfig) -> Dict[str, int]:
     """Jump-label sites of each preemptirq event's key in CONFIG's vmlinux.
 
-    ARM32 jump_entry is three absolute words: code, target, key (the key's
-    two low bits are flags).  A tracepoint's key sits right after its name
-    pointer in struct tracepoint.
+    The jump table lies between __start___jump_table and
+    __stop___jump_table; an ARM32 jump_entry is three absolute words:
+    code, target, key (the key's two low bits are flags).  A tracepoint's
+    key sits right after its name pointer in struct tracepoint.
     """
     vmlinux = str(config.build_dir / "vmlinux")
     nm = subprocess.run([arch.CROSS_COMPILE + "nm", vmlinux], check=True,
                         capture_output=True, text=True).stdout
     keys = {}
+    bounds = {}
     for line in nm.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[2].startswith("__tracepoint_") \
-                and parts[2][13:] in EVENTS:
-            keys[int(parts[0], 16) + 4] = parts[2][13:]
-    dump = subprocess.run([arch.CROSS_COMPILE + "objcopy", "-O", "binary",
-                           "--only-section=__jump_table", vmlinux,
-                           "/dev/stdout"], check=True,
-                          capture_output=True).stdout
+        if len(parts) != 3:
+            continue
+        addr, name = int(parts[0], 16), parts[2]
+        if name.startswith("__tracepoint_") and name[13:] in EVENTS:
+            keys[addr + 4] = name[13:]
+        elif name in ("__start___jump_table", "__stop___jump_table"):
+            bounds[name] = addr
     counts = {e: 0 for e in EVENTS}
-    for off in range(0, len(dump) - 11, 12):
-        key = int.from_bytes(dump[off + 8:off + 12], "little") & ~3
+    if len(bounds) != 2:
+        return counts
+    dump = subprocess.run(
+        [arch.CROSS_COMPILE + "objdump", "-s",
+         f"--start-address={bounds['__start___jump_table']:#x}",
+         f"--stop-address={bounds['__stop___jump_table']:#x}", vmlinux],
+        check=True, capture_output=True, text=True).stdout
+    words = []
+    for line in dump.splitlines():
+        parts = line.split()
+        # " c0600670 a0b1c2d3 ... text": an address, then up to 4 words
+        if len(parts) < 2 or not all(c in "0123456789abcdef"
+                                     for c in parts[0]):
+            continue
+        for word in parts[1:5]:
+            if len(word) != 8:
+                break
+            words.append(int.from_bytes(bytes.fromhex(word), "little"))
+    for i in range(2, len(words), 3):
+        key = words[i] & ~3
         if key in keys:
             counts[keys[key]] += 1
     return counts
