@@ -35,6 +35,7 @@ bench: deps
 	scripts/bench/fgraph-percall/run.py --profile graph --keep out/bench/fgraph-percall
 	scripts/bench/thresh-coverage/run.py --out out/bench/thresh-coverage
 	scripts/bench/preemptirq/run.py --keep out/bench/preemptirq
+	scripts/bench/boot/run.py --keep out/bench/boot
 	python3 tools/tracing/ftd/bench/bench.py
 
 # The toggles alone (ARM, Thumb-2), and with each of the options that take
