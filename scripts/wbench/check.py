@@ -98,7 +98,8 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("workbench and prepare-kernel host tests", pytest_step(
         "scripts/tests/test_prepare.py", "scripts/tests/test_selftest.py",
         "scripts/tests/test_percall.py",
-        "scripts/tests/test_preemptirq.py")),
+        "scripts/tests/test_preemptirq.py",
+        "scripts/tests/test_bootbench.py")),
     ("ftd tests", pytest_step("tools/tracing/ftd/tests")),
     ("mypy --strict", step_mypy),
     ("build the patched kernel", step_build),
