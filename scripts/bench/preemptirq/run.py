@@ -153,7 +153,9 @@ def key_sites(config: build.KernelConfig) -> Dict[str, int]:
                                      for c in parts[0]):
             continue
         for word in parts[1:5]:
-            if len(word) != 8:
+            # a short last line is followed by its text column
+            if len(word) != 8 or not all(c in "0123456789abcdef"
+                                         for c in word):
                 break
             words.append(int.from_bytes(bytes.fromhex(word), "little"))
     for i in range(2, len(words), 3):
