@@ -18,8 +18,7 @@
  * per translation block, inline, and the block holding the address is
  * counted up to that instruction.
  *
- * QEMU does not install its plugin header, so the few declarations of
- * the plugin API (version 1, QEMU 7.x) used here are written out below.
+ * The plugin API's declarations are in ../qemu-plugin-api.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,33 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_info_t;
-
-enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
-
-typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*vcpu_udata_cb)(unsigned int vcpu, void *udata);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, tb_trans_cb cb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-					    vcpu_udata_cb cb,
-					    enum qemu_plugin_cb_flags flags,
-					    void *udata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
-
-EXPORT int qemu_plugin_version = 1;
+#include "../qemu-plugin-api.h"
 
 static uint64_t insns;		/* whole blocks, added as each one starts */
 static uint64_t target;

@@ -21,8 +21,7 @@
  * instructions per window.  It relies on one vCPU thread (icount runs
  * TCG single-threaded), so the counters need no atomics.
  *
- * QEMU does not install its plugin header, so the few declarations of
- * the plugin API (version 1, QEMU 7.x) used here are written out below.
+ * The plugin API's declarations are in ../qemu-plugin-api.h.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,38 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-struct qemu_plugin_insn;
-struct qemu_info_t;
-
-enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
-
-typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*vcpu_udata_cb)(unsigned int vcpu, void *udata);
-typedef void (*udata_cb)(qemu_plugin_id_t id, void *udata);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, tb_trans_cb cb);
-void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
-					  vcpu_udata_cb cb,
-					  enum qemu_plugin_cb_flags flags,
-					  void *udata);
-void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
-					    vcpu_udata_cb cb,
-					    enum qemu_plugin_cb_flags flags,
-					    void *udata);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, udata_cb cb,
-				    void *udata);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
-						 size_t idx);
-const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
-size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
-
-EXPORT int qemu_plugin_version = 1;
+#include "../qemu-plugin-api.h"
 
 #define MARK_BEGIN	0xe320f080u
 #define MARK_END	0xe320f081u
