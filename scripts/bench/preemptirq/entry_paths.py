@@ -50,7 +50,6 @@ class Counts:
         self.overrun = 0
         self.total: Counter[str] = collections.Counter()
         self.entry: Counter[str] = collections.Counter()
-        self.repeated: Counter[str] = collections.Counter()
         self.repeated_by: Dict[str, Counter[str]] = {
             ev: collections.Counter() for ev in EVENTS}
 
@@ -68,7 +67,6 @@ def count(trace: Path, entry: Set[str]) -> Counts:
             if caller in entry:
                 counts.entry[event] += 1
             if last.get(cpu) == event:
-                counts.repeated[event] += 1
                 counts.repeated_by[event][caller] += 1
             last[cpu] = event
     return counts
@@ -85,11 +83,12 @@ def format_table(results: Dict[str, Counts]) -> List[str]:
              "|---|---|---|---|---|---|---|"]
     for name, c in results.items():
         for ev in EVENTS:
+            repeated = c.repeated_by[ev]
             top = ", ".join(f"{fn} {n:,}" for fn, n in
-                            c.repeated_by[ev].most_common(3))
+                            repeated.most_common(3))
             lines.append(f"| {name} | {ev} | {c.total[ev]:,} "
                          f"| {share(c.entry[ev], c.total[ev])} "
-                         f"| {share(c.repeated[ev], c.total[ev])} "
+                         f"| {share(sum(repeated.values()), c.total[ev])} "
                          f"| {top or '-'} | {c.overrun:,} |")
     return lines
 

@@ -115,6 +115,10 @@ def stripped_size(config: build.KernelConfig, workdir: Path) -> int:
 EVENTS = ["irq_disable", "irq_enable", "preempt_disable", "preempt_enable"]
 
 
+def is_hex(text: str) -> bool:
+    return all(c in "0123456789abcdef" for c in text)
+
+
 def key_sites(config: build.KernelConfig) -> Dict[str, int]:
     """Jump-label sites of each preemptirq event's key in CONFIG's vmlinux.
 
@@ -149,13 +153,11 @@ def key_sites(config: build.KernelConfig) -> Dict[str, int]:
     for line in dump.splitlines():
         parts = line.split()
         # " c0600670 a0b1c2d3 ... text": an address, then up to 4 words
-        if len(parts) < 2 or not all(c in "0123456789abcdef"
-                                     for c in parts[0]):
+        if len(parts) < 2 or not is_hex(parts[0]):
             continue
         for word in parts[1:5]:
             # a short last line is followed by its text column
-            if len(word) != 8 or not all(c in "0123456789abcdef"
-                                         for c in word):
+            if len(word) != 8 or not is_hex(word):
                 break
             words.append(int.from_bytes(bytes.fromhex(word), "little"))
     for i in range(2, len(words), 3):
