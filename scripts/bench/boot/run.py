@@ -113,15 +113,16 @@ class Boot:
 
     def __init__(self, run: Run, outdir: Path) -> None:
         self.run = run
-        res = (outdir / "result.txt").read_text().split()
+        self.outdir = outdir
+        text = (outdir / "result.txt").read_text()
+        res = text.split()
         if res[:1] != ["cntvct"] or "done" not in res:
             raise SystemExit(f"{outdir}: bad result.txt")
         self.freq = int(res[1])
         sync_cnt = (int(res[2]) + int(res[3])) / 2
         self.sync_err_ns = (int(res[3]) - int(res[2])) / 2 * 1e9 / self.freq
         self.stats = {}
-        for m in re.finditer(r"stats ([a-z ]+): (\d+)\b",
-                             (outdir / "result.txt").read_text()):
+        for m in re.finditer(r"stats ([a-z ]+): (\d+)\b", text):
             self.stats[m.group(1)] = self.stats.get(m.group(1), 0) \
                 + int(m.group(2))
         kmsg = kmsg_times(outdir / "kmsg.txt")
@@ -334,8 +335,7 @@ def split_gap(a: float, z: float, prev: str, nxt: str,
             for i in range(len(cuts) - 1)]
 
 
-def cov_table(boots: Dict[str, Boot], runs: List[Run],
-              start_of: Dict[str, float]) -> List[str]:
+def cov_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
     lines = []
     for r in runs:
         b = boots.get(r.name)
@@ -355,7 +355,7 @@ def cov_table(boots: Dict[str, Boot], runs: List[Run],
         lines.append("| from (ms) | to (ms) | length (ms) | % of boot | "
                      "not traced |")
         lines.append("|---|---|---|---|---|")
-        rows = [(a, z, name) for a, z, name in gaps]
+        rows = list(gaps)
         if b.early:
             rows.append((b.cnt(b.early.first), b.cnt(b.early.last),
                          "(covered: early buffer, start_kernel() to "
@@ -369,13 +369,13 @@ def cov_table(boots: Dict[str, Boot], runs: List[Run],
             lines.append(f"| {ms(a - b.start)} | {ms(z - b.start)} | "
                          f"{ms(z - a)} | {100 * (z - a) / total:.2f} | "
                          f"{name} |")
-        lines.append(ftd_line(b, r))
+        lines.append(ftd_line(b))
     return lines
 
 
-def ftd_line(b: Boot, r: Run) -> str:
+def ftd_line(b: Boot) -> str:
     """ftd boot's own account: time inside the calls that were kept."""
-    d = WORK / r.name
+    d = b.outdir
     files = [str(d / f) for f in ("main.txt", "early.txt")
              if (d / f).exists()]
     proc = subprocess.run([str(FTD), "boot", "--format", "json"] + files,
@@ -425,11 +425,7 @@ def method(repeat: int) -> str:
         "threshold are not gaps: the tracer was on and filtered them.")
 
 
-WORK = Path(".")
-
-
 def main() -> int:
-    global WORK
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--thresholds", default="0,10,100",
                     help="fgraph_boot_thresh= values of the boot time runs "
@@ -447,12 +443,12 @@ def main() -> int:
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     runs = plan(ints(args.thresholds), ints(args.cov_thresholds),
                 args.repeat)
-    WORK = work = benchjob.work_dir(args, "boot")
+    work = benchjob.work_dir(args, "boot")
     todo = [r for r in runs
             if not args.only or any(t in r.name for t in args.only)]
     configs = sorted({r.config for r in todo})
 
-    helpers = {}
+    start_kernel_addr: Dict[str, str] = {}
     if not args.report:
         for name in configs:
             benchjob.build_config(name)
@@ -470,7 +466,7 @@ def main() -> int:
                           sysmap.read_text(), re.M)
             if not m:
                 raise SystemExit(f"{sysmap}: no start_kernel")
-            helpers[name] = f"0x{m.group(1)}"
+            start_kernel_addr[name] = f"0x{m.group(1)}"
 
     boots: Dict[str, Boot] = {}
     for r in runs:
@@ -478,7 +474,7 @@ def main() -> int:
         if not args.report and r in todo:
             run_args = ["--no-build", "--icount", "--timeout",
                         str(args.timeout), "--plugin",
-                        f"{plugin},addr={helpers[r.config]},"
+                        f"{plugin},addr={start_kernel_addr[r.config]},"
                         f"out={outdir / 'insns.txt'}"]
             if r.append:
                 run_args += ["--append", r.append]
@@ -492,7 +488,7 @@ def main() -> int:
     print("\n### Early buffer needed for the whole early boot "
           "(start_kernel() to ftrace_init())\n")
     print("\n".join(size_table(boots, runs)))
-    cov = cov_table(boots, runs, {})
+    cov = cov_table(boots, runs)
     if cov:
         print("\n### Coverage of start_kernel() to /init "
               "(times from start_kernel())")
