@@ -14,10 +14,11 @@
  * A call that returns faster than the threshold and left no record of
  * its own callees behind is removed again by moving the tail back over
  * its entry record, so the array keeps only the calls that matter and
- * their nesting.  Recording ends in ftrace_init().  A late initcall
- * copies the records out of init memory, which is then freed with the
- * rest of it, and tracefs shows them as "fgraph_boot_trace" in the text
- * format of the function_graph tracer.
+ * their nesting.  The hook is disarmed at the end of ftrace_init(); a
+ * function graph user takes over after sched_init() (see below).  A
+ * late initcall copies the records out of init memory, which is then
+ * freed with the rest of it, and tracefs shows them as
+ * "fgraph_boot_trace" in the text format of the function_graph tracer.
  *
  * Everything here runs from the mcount hook and must stay notrace: the
  * whole directory is built without -pg, and these functions call nothing
@@ -30,19 +31,28 @@
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
+#include <linux/irqflags.h>
 #include <linux/math64.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "ftrace_internal.h"
 #include "trace.h"
 
 /* How deep the hooked calls may nest; deeper calls are not hooked. */
 #define FGRAPH_BOOT_DEPTH	64
+/* The same for the calls the graph handlers record (driver probes nest deep) */
+#define FGRAPH_BOOT_GDEPTH	128
 
 #define FGRAPH_BOOT_EXIT	BIT(31)
+/* Not a call: the boot thread became the task whose pid is in @func. */
+#define FGRAPH_BOOT_SWITCH	BIT(30)
 
 /*
  * One record: an entry, with its depth, or an exit, with the index of its
@@ -92,11 +102,38 @@ static unsigned long fgraph_boot_dropped __initdata;
 static unsigned long fgraph_boot_too_deep __initdata;
 static unsigned long fgraph_boot_unhooked __initdata;
 
+/*
+ * After ftrace_init() the call sites are NOPs and the mcount hook sees
+ * no more calls.  Once sched_init() has set up the idle task, a function
+ * graph user of this file takes over: its handlers record the calls of
+ * the boot thread into the same buffer, init_task until the first call
+ * of pid 1 (kernel_init()), then pid 1, until another function graph
+ * user starts (ftrace=function_graph at core_initcall), the buffer is
+ * full, or the late initcall copies the records out.  Only the boot
+ * thread writes, but its handlers may run on any CPU once SMP is up and
+ * with interrupts on, so they write under fgraph_boot_lock with
+ * interrupts off.  The calls it has open are on fgraph_boot_gstack.
+ */
+static arch_spinlock_t fgraph_boot_lock = __ARCH_SPIN_LOCK_UNLOCKED;
+static struct task_struct *fgraph_boot_task __initdata = &init_task;
+static int fgraph_boot_gstack[FGRAPH_BOOT_GDEPTH] __initdata;
+static int fgraph_boot_gdepth __initdata;
+static unsigned int fgraph_boot_base __initdata;
+static bool fgraph_boot_graph __initdata;
+static u64 fgraph_boot_pause_from __initdata;
+static u64 fgraph_boot_pause_to __initdata;
+static const char *fgraph_boot_why;
+static unsigned int fgraph_boot_closed __initdata;
+
 /* What the late initcall keeps for the tracefs file. */
 struct fgraph_boot_copy {
 	struct fgraph_boot_rec	*recs;
 	unsigned int		nr;
 	unsigned int		open;
+	const char		*why;
+	u64			pause_from;
+	u64			pause_to;
+	char			comm[TASK_COMM_LEN];
 	u32			freq;
 	unsigned int		thresh_us;
 	bool			thresh_cmdline;
@@ -191,9 +228,10 @@ void __ref notrace fgraph_boot_enter(unsigned long *parent, unsigned long self)
 /*
  * The exit of a recorded call.  A call shorter than the threshold whose
  * entry is still the last record (none of its callees was kept) is
- * removed by moving the tail back over its entry.
+ * removed by moving the tail back over its entry.  Returns whether an
+ * exit record was written.
  */
-static __init notrace void fgraph_boot_record_exit(int entry)
+static __init notrace bool fgraph_boot_record_exit(int entry)
 {
 	struct fgraph_boot_rec *rec;
 	u64 now = fgraph_boot_now();
@@ -202,13 +240,14 @@ static __init notrace void fgraph_boot_record_exit(int entry)
 	if (entry + 1 == fgraph_boot_tail &&
 	    now - fgraph_boot_buf[entry].time < fgraph_boot_thresh_ticks) {
 		fgraph_boot_tail = entry;
-		return;
+		return false;
 	}
 	/* fgraph_boot_enter() kept room for this record. */
 	rec = &fgraph_boot_buf[fgraph_boot_tail++];
 	rec->func = fgraph_boot_buf[entry].func;
 	rec->info = FGRAPH_BOOT_EXIT | entry;
 	rec->time = now;
+	return true;
 }
 
 /**
@@ -222,7 +261,7 @@ unsigned long __ref notrace fgraph_boot_exit(void)
 	struct fgraph_boot_frame *frame;
 
 	frame = &fgraph_boot_stack[--fgraph_boot_depth];
-	if (fgraph_boot_recording)
+	if (fgraph_boot_recording && frame->rec >= 0)
 		fgraph_boot_record_exit(frame->rec);
 	return frame->ret;
 }
@@ -265,37 +304,51 @@ static __init notrace void fgraph_boot_refilter(void)
 		fgraph_boot_stack[f].rec = open[i++];
 }
 
-/* Stop recording, and forget the records if @discard. */
-static __init notrace void fgraph_boot_end(bool discard)
+/*
+ * Close the calls of the boot thread that are still open, innermost
+ * first: those its graph handlers took, then those the mcount hook
+ * took.  Each is treated as if it returned now.  Their real returns
+ * will not record anything.
+ */
+static __init notrace void fgraph_boot_close(void)
 {
 	unsigned int i;
-	u64 now;
 
+	while (fgraph_boot_gdepth > 0) {
+		int entry = fgraph_boot_gstack[--fgraph_boot_gdepth];
+
+		fgraph_boot_closed += fgraph_boot_record_exit(entry);
+	}
+	for (i = fgraph_boot_depth; i > 0; i--) {
+		struct fgraph_boot_frame *frame = &fgraph_boot_stack[i - 1];
+
+		if (frame->rec < 0)
+			continue;
+		fgraph_boot_closed += fgraph_boot_record_exit(frame->rec);
+		frame->rec = -1;
+	}
+}
+
+/*
+ * Stop recording for good, and forget the records if @discard.  @why
+ * names the end in the file's header.  Called under fgraph_boot_lock
+ * once the graph handlers may run.
+ */
+static __init notrace void fgraph_boot_end(bool discard, const char *why)
+{
 	if (!fgraph_boot_recording)
 		return;
 	fgraph_boot_armed = 0;
-	fgraph_boot_recording = false;
 	if (discard || !fgraph_boot_started) {
+		fgraph_boot_recording = false;
 		fgraph_boot_tail = 0;
 		return;
 	}
-
-	/*
-	 * Close the calls still open (start_kernel() at least) at the time
-	 * recording stopped, so that every entry has its exit.  Their
-	 * hooked returns will no longer record anything.
-	 */
-	now = fgraph_boot_now();
-	fgraph_boot_last = now;
-	for (i = fgraph_boot_depth; i > 0; i--) {
-		struct fgraph_boot_rec *rec = &fgraph_boot_buf[fgraph_boot_tail++];
-		int entry = fgraph_boot_stack[i - 1].rec;
-
-		rec->func = fgraph_boot_buf[entry].func;
-		rec->info = FGRAPH_BOOT_EXIT | entry;
-		rec->time = now;
-	}
-	fgraph_boot_out.open = fgraph_boot_depth;
+	/* start_kernel() at least is still running. */
+	fgraph_boot_close();
+	fgraph_boot_recording = false;
+	fgraph_boot_last = fgraph_boot_now();
+	fgraph_boot_why = why;
 }
 
 /**
@@ -309,7 +362,7 @@ static __init notrace void fgraph_boot_end(bool discard)
 void __init notrace fgraph_boot_early_params_done(void)
 {
 	if (!fgraph_boot_on) {
-		fgraph_boot_end(true);
+		fgraph_boot_end(true, NULL);
 		return;
 	}
 	if (fgraph_boot_recording && fgraph_boot_started) {
@@ -321,12 +374,203 @@ void __init notrace fgraph_boot_early_params_done(void)
 /**
  * fgraph_boot_stop - end early boot recording
  *
- * Called by ftrace_init() before it rewrites the mcount call sites.
+ * Called by ftrace_init() when it fails: no graph user can take over.
  */
 void __init notrace fgraph_boot_stop(void)
 {
-	fgraph_boot_end(false);
+	fgraph_boot_end(false, "ftrace_init()");
 }
+
+/**
+ * fgraph_boot_pause - the mcount call sites are NOPs now
+ *
+ * Called at the end of ftrace_init(), which rewrote the call sites:
+ * the mcount hook sees no more calls and is disarmed.  The calls it
+ * hooked still record their exits.  Nothing new is recorded until
+ * fgraph_boot_resume().
+ */
+void __init notrace fgraph_boot_pause(void)
+{
+	if (!fgraph_boot_recording)
+		return;
+	fgraph_boot_armed = 0;
+	fgraph_boot_pause_from = fgraph_boot_now();
+}
+
+static __init notrace void fgraph_boot_handoff(void)
+{
+	struct fgraph_boot_rec *rec;
+
+	fgraph_boot_close();
+	fgraph_boot_task = current;
+	fgraph_boot_base = 0;
+	memcpy(fgraph_boot_out.comm, current->comm, TASK_COMM_LEN);
+	fgraph_boot_out.comm[TASK_COMM_LEN - 1] = 0;
+	if (fgraph_boot_full ||
+	    fgraph_boot_tail + fgraph_boot_open + 1 > FGRAPH_BOOT_NR_RECS) {
+		fgraph_boot_full = true;
+		return;
+	}
+	rec = &fgraph_boot_buf[fgraph_boot_tail++];
+	rec->func = task_pid_nr(current);
+	rec->info = FGRAPH_BOOT_SWITCH;
+	rec->time = fgraph_boot_now();
+}
+
+static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
+						  struct fgraph_ops *gops)
+{
+	struct fgraph_boot_rec *rec;
+	unsigned long flags;
+	int *slot, ret = 0;
+
+	/* ftrace_graph_active is 2 once the regular tracer registered. */
+	if (current != READ_ONCE(fgraph_boot_task) &&
+	    !is_global_init(current) && ftrace_graph_active < 2)
+		return 0;
+	if (in_nmi())
+		return 0;
+
+	raw_local_irq_save(flags);
+	arch_spin_lock(&fgraph_boot_lock);
+	if (!fgraph_boot_recording)
+		goto out;
+	if (ftrace_graph_active > 1) {
+		fgraph_boot_end(false, "another function graph user started");
+		goto out;
+	}
+	if (!fgraph_boot_pause_to)
+		fgraph_boot_pause_to = fgraph_boot_now();
+	if (current != fgraph_boot_task) {
+		/* The boot thread moves on to pid 1 once, in task context. */
+		if (fgraph_boot_task != &init_task || !in_task())
+			goto out;
+		fgraph_boot_handoff();
+	}
+	/*
+	 * Unlike the mcount hook, end recording when the buffer is full:
+	 * the end then says how far the records go.
+	 */
+	if (fgraph_boot_full ||
+	    fgraph_boot_tail + fgraph_boot_open + 2 > FGRAPH_BOOT_NR_RECS) {
+		fgraph_boot_full = true;
+		fgraph_boot_dropped++;
+		fgraph_boot_end(false, "the buffer filled up");
+		goto out;
+	}
+	if (fgraph_boot_gdepth >= FGRAPH_BOOT_GDEPTH) {
+		fgraph_boot_too_deep++;
+		goto out;
+	}
+	slot = fgraph_reserve_data(gops->idx, sizeof(*slot));
+	if (!slot) {
+		fgraph_boot_too_deep++;
+		goto out;
+	}
+	*slot = fgraph_boot_gdepth;
+	fgraph_boot_gstack[fgraph_boot_gdepth++] = fgraph_boot_tail;
+
+	rec = &fgraph_boot_buf[fgraph_boot_tail++];
+	rec->func = trace->func;
+	rec->info = fgraph_boot_base + fgraph_boot_gdepth - 1;
+	rec->time = fgraph_boot_now();
+	fgraph_boot_open++;
+	ret = 1;
+out:
+	arch_spin_unlock(&fgraph_boot_lock);
+	raw_local_irq_restore(flags);
+	return ret;
+}
+
+static __init notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trace,
+						    struct fgraph_ops *gops)
+{
+	unsigned long flags;
+	int size, *slot;
+
+	if (current != READ_ONCE(fgraph_boot_task))
+		return;
+	slot = fgraph_retrieve_data(gops->idx, &size);
+
+	raw_local_irq_save(flags);
+	arch_spin_lock(&fgraph_boot_lock);
+	if (!fgraph_boot_recording || current != fgraph_boot_task)
+		goto out;
+	/* Returns come in the reverse order of the calls recorded. */
+	if (!slot || *slot + 1 != fgraph_boot_gdepth) {
+		fgraph_boot_end(false, "a return that did not match the calls recorded");
+		goto out;
+	}
+	fgraph_boot_record_exit(fgraph_boot_gstack[--fgraph_boot_gdepth]);
+out:
+	arch_spin_unlock(&fgraph_boot_lock);
+	raw_local_irq_restore(flags);
+}
+
+static struct fgraph_ops fgraph_boot_gops __initdata = {
+	.entryfunc	= fgraph_boot_graph_entry,
+	.retfunc	= fgraph_boot_graph_return,
+};
+
+/**
+ * fgraph_boot_resume - record the boot thread's calls again
+ *
+ * Called by start_kernel() right after sched_init(), the earliest point
+ * at which a function graph user can be registered: it needs the idle
+ * task of the boot CPU, whose shadow stack sched_init() sets up again.
+ */
+void __init fgraph_boot_resume(void)
+{
+	int ret;
+
+	if (!fgraph_boot_recording)
+		return;
+	if (fgraph_boot_full) {
+		fgraph_boot_end(false, "ftrace_init(), with the buffer full");
+		fgraph_boot_pause_to = fgraph_boot_last;
+		return;
+	}
+	/* The calls the mcount hook left open: start_kernel(). */
+	fgraph_boot_base = fgraph_boot_depth;
+	ret = register_ftrace_graph(&fgraph_boot_gops);
+	if (ret) {
+		pr_warn("cannot register a function graph user (%d): recording ends\n",
+			ret);
+		fgraph_boot_end(false, "ftrace_init()");
+		fgraph_boot_pause_to = fgraph_boot_last;
+		return;
+	}
+	fgraph_boot_graph = true;
+}
+
+/* Stop recording for good and let the graph user go. */
+static __init void fgraph_boot_finish(const char *why)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	arch_spin_lock(&fgraph_boot_lock);
+	fgraph_boot_end(false, why);
+	arch_spin_unlock(&fgraph_boot_lock);
+	raw_local_irq_restore(flags);
+	if (fgraph_boot_graph) {
+		unregister_ftrace_graph(&fgraph_boot_gops);
+		fgraph_boot_graph = false;
+	}
+}
+
+/*
+ * The regular function_graph tracer of ftrace=function_graph starts at
+ * core_initcall, and ends the recording here with its first calls.  Let
+ * the graph user go then rather than at the late initcall.
+ */
+static __init int fgraph_boot_core_done(void)
+{
+	if (fgraph_boot_graph && ftrace_graph_active > 1)
+		fgraph_boot_finish("another function graph user started");
+	return 0;
+}
+core_initcall_sync(fgraph_boot_core_done);
 
 static int __init fgraph_boot_param(char *str)
 {
@@ -396,7 +640,13 @@ static void fgraph_boot_header(struct seq_file *m)
 	struct fgraph_boot_copy *c = &fgraph_boot_out;
 
 	seq_puts(m, "# tracer: function_graph\n#\n");
-	seq_puts(m, "# fgraph_boot: function calls from start_kernel() to ftrace_init()\n");
+	seq_printf(m, "# fgraph_boot: function calls of the boot thread from start_kernel() until %s\n",
+		   c->why);
+	if (c->freq && c->pause_to)
+		seq_printf(m, "# not recording: counter %llu to %llu (%llu us), from the end of ftrace_init() to sched_init()\n",
+			   c->pause_from, c->pause_to,
+			   div_u64(fgraph_boot_ns(c->pause_to - c->pause_from),
+				   NSEC_PER_USEC));
 	if (c->freq) {
 		seq_printf(m, "# clock: architecture counter at %u Hz\n", c->freq);
 		seq_printf(m, "# threshold: %u us (%s)\n", c->thresh_us,
@@ -415,7 +665,7 @@ static void fgraph_boot_header(struct seq_file *m)
 		   c->nr, FGRAPH_BOOT_NR_RECS, sizeof(struct fgraph_boot_rec),
 		   c->dropped, c->too_deep, c->unhooked);
 	if (c->open)
-		seq_printf(m, "# calls still running when recording stopped: %u, closed then by the last closing lines\n",
+		seq_printf(m, "# calls still running when recording stopped or moved to another task: %u, closed then\n",
 			   c->open);
 	seq_puts(m, "#\n");
 	if (c->freq) {
@@ -448,6 +698,12 @@ static int fgraph_boot_show(struct seq_file *m, void *v)
 	}
 	i = (struct fgraph_boot_rec *)v - c->recs;
 	rec = v;
+	if (rec->info & FGRAPH_BOOT_SWITCH) {
+		/* As the function_graph tracer marks a context switch */
+		seq_printf(m, " ------------------------------------------\n 0)   <idle>-0    =>  %s-%lu\n ------------------------------------------\n\n",
+			   c->comm, rec->func);
+		return 0;
+	}
 	if (rec->info & FGRAPH_BOOT_EXIT) {
 		entry = &c->recs[rec->info & ~FGRAPH_BOOT_EXIT];
 		/* Printed with its entry as a leaf line. */
@@ -528,8 +784,10 @@ static const struct file_operations fgraph_boot_fops = {
 static __init int fgraph_boot_init_tracefs(void)
 {
 	struct fgraph_boot_copy *c = &fgraph_boot_out;
-	size_t size = fgraph_boot_tail * sizeof(struct fgraph_boot_rec);
+	size_t size;
 
+	fgraph_boot_finish("the late initcall that copies the records out");
+	size = fgraph_boot_tail * sizeof(struct fgraph_boot_rec);
 	if (!fgraph_boot_tail)
 		return 0;
 	if (tracing_init_dentry())
@@ -548,6 +806,10 @@ static __init int fgraph_boot_init_tracefs(void)
 	c->unhooked = fgraph_boot_unhooked;
 	c->first = fgraph_boot_first;
 	c->last = fgraph_boot_last;
+	c->open = fgraph_boot_closed;
+	c->why = fgraph_boot_why;
+	c->pause_from = fgraph_boot_pause_from;
+	c->pause_to = fgraph_boot_pause_to;
 	if (c->freq) {
 		c->clock_local = local_clock();
 		c->clock_ticks = fgraph_boot_arch_clock();

@@ -92,6 +92,36 @@ def test_coverage_names_every_gap_and_adds_up(tmp_path: Path) -> None:
         pytest.approx(b.boot_ns)
 
 
+# The same boot with the graph tracer hand-off: the early buffer
+# records until 3.5 ms but not from 2.5 ms (end of ftrace_init()) to
+# 2.8 ms (sched_init()), and stops when the main tracer starts.
+EARLY_GRAPH = EARLY.replace(
+    "function calls from start_kernel() to ftrace_init()",
+    "function calls of the boot thread from start_kernel() until another "
+    "function graph user started\n"
+    "# not recording: counter 156250 to 175000 (300 us), from the end of "
+    "ftrace_init() to sched_init()")
+
+
+def test_coverage_leaves_out_the_pause_of_the_early_buffer(
+        tmp_path: Path) -> None:
+    b = boot.Boot(boot.Run("x", "patched", "", "cov", 100),
+                  guest_out(tmp_path, EARLY_GRAPH))
+    assert b.early is not None
+    assert b.early.until == "another function graph user started"
+    covered, gaps = boot.coverage(b, b.start)
+    spans = [(round(a / 1e3), round(z / 1e3)) for a, z, _ in gaps]
+    assert spans[0] == (2500, 2800)
+    assert gaps[0][2] == ("end of ftrace_init() (early buffer paused) to "
+                          "sched_init() (early buffer records again)")
+    assert gaps[1][2].startswith("end of the early buffer (its graph "
+                                 "tracer stopped) to time_init()")
+    # early 1.5 ms less the 0.3 ms pause, main 5 ms
+    assert covered == pytest.approx(6_200_000)
+    assert covered + sum(z - a for a, z, _ in gaps) == \
+        pytest.approx(b.boot_ns)
+
+
 def test_without_early_buffer_the_gap_starts_at_start_kernel(
         tmp_path: Path) -> None:
     d = guest_out(tmp_path)

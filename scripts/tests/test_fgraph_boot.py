@@ -9,6 +9,7 @@ fgraph_boot_trace back and checks it here, and with ftd.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -25,6 +26,11 @@ TRACE = "/sys/kernel/tracing/fgraph_boot_trace"
 LINE_RE = re.compile(
     r" *(\d+)\.(\d{6}) \|   0\) (?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})"
     r"\|  ( *)(.*)$")
+# The boot thread moved from init_task to pid 1 (function_graph's
+# context switch lines: a rule, " 0)   <idle>-0    =>  comm-1", a rule
+# and an empty line).
+RULE = " " + "-" * 42
+SWITCH_RE = re.compile(r" 0\)   <idle>-0    =>  (.+)-1$")
 
 COPY = f"""
 dmesg > /out/dmesg
@@ -58,16 +64,23 @@ def boot(tmp_path: Path, append: str) -> Path:
 Call = Tuple[str, int, int]  # name, start ns, duration ns
 
 
-def parse(text: str) -> Tuple[List[str], List[Call], List[int]]:
+def parse(text: str, switches: Optional[List[int]] = None
+          ) -> Tuple[List[str], List[Call], List[int]]:
     """Header lines, completed calls in the order they ended, and the
     time of every line; fails on any line out of shape or brace out of
-    place."""
+    place.  SWITCHES gets the number of calls completed before each
+    switch to pid 1 (at most one, with no call open then)."""
     header = [ln for ln in text.splitlines() if ln.startswith("#")]
     calls: List[Call] = []
     times: List[int] = []
     stack: List[Tuple[str, int]] = []
+    seen: List[int] = []
     for ln in text.splitlines():
-        if ln.startswith("#"):
+        if ln.startswith("#") or ln == RULE or ln == "":
+            continue
+        if SWITCH_RE.match(ln):
+            assert not stack, f"calls left open at the switch: {stack}"
+            seen.append(len(calls))
             continue
         m = LINE_RE.match(ln)
         assert m, f"malformed line: {ln!r}"
@@ -93,6 +106,9 @@ def parse(text: str) -> Tuple[List[str], List[Call], List[int]]:
             assert body == f"}} /* {name} */", ln
             calls.append((name, start, dur))
     assert not stack, f"calls left open: {stack}"
+    assert len(seen) <= 1, f"{len(seen)} switches"
+    if switches is not None:
+        switches[:] = seen
     return header, calls, times
 
 
@@ -115,17 +131,40 @@ def test_records_from_start_kernel_with_threshold(tmp_path: Path) -> None:
     out = boot(tmp_path, f"fgraph_boot=on fgraph_boot_thresh={thresh_us}")
     assert (out / "mode").read_text().startswith("-r--r-----")
     text = (out / "trace").read_text()
-    header, calls, times = parse(text)
+    switches: List[int] = []
+    header, calls, times = parse(text, switches)
     assert header_value(header, "threshold").startswith(f"{thresh_us} us")
     assert "architecture counter" in header_value(header, "clock")
+    # Without ftrace=function_graph the boot thread is recorded until
+    # the late initcalls, unless the buffer fills up first; recording
+    # then ends at the first call it had no room for.
+    until = header_value(header, "fgraph_boot")
+    full = until.endswith("until the buffer filled up")
+    assert full or until.endswith(
+        "until the late initcall that copies the records out"), until
     recs = header_value(header, "records")
-    assert ", dropped calls: 0, too deep: 0, no return address: 0" in recs, \
-        recs
+    assert f", dropped calls: {int(full)}, too deep: 0, no return address: " \
+        "0" in recs, recs
 
     body = [ln for ln in text.splitlines() if not ln.startswith("#")]
     assert body[0].endswith("|  start_kernel() {"), body[0]
-    assert body[-1].endswith("|  } /* start_kernel */"), body[-1]
     assert times == sorted(times), "times go backwards"
+
+    # Recording goes on after ftrace_init(), through a graph tracer,
+    # from sched_init() on: start_kernel()'s calls after it (time_init())
+    # are there, then pid 1's (its initcalls) after the switch to it.
+    m = re.match(r"counter (\d+) to (\d+) \((\d+) us\), from the end of "
+                 r"ftrace_init\(\) to sched_init\(\)$",
+                 header_value(header, "not recording"))
+    assert m, header
+    paused_from, paused_to = int(m.group(1)), int(m.group(2))
+    assert paused_from < paused_to
+    assert switches, "no switch to pid 1"
+    before = [c[0] for c in calls[:switches[0]]]
+    after = [c[0] for c in calls[switches[0]:]]
+    assert "start_kernel" in before and "time_init" in before
+    assert "start_kernel" not in after
+    assert "do_one_initcall" in after and "kernel_init" in after
 
     names = [c[0] for c in calls]
     assert "setup_arch" in names
@@ -143,6 +182,51 @@ def test_records_from_start_kernel_with_threshold(tmp_path: Path) -> None:
     (tmp_path / "trace.txt").write_text(text)
     report = ftd_report(tmp_path / "trace.txt")
     assert "setup_arch" in report and "start_kernel" in report
+
+
+MAIN_COPY = f"""
+echo 0 > /sys/kernel/tracing/tracing_on
+cat {TRACE} > /out/early.txt
+cd /sys/kernel/tracing
+echo 1 > options/funcgraph-abstime
+echo 1 > options/funcgraph-cpu
+echo 1 > options/funcgraph-proc
+cat trace > /out/main.txt
+"""
+
+
+def test_hands_off_to_the_regular_tracer(tmp_path: Path) -> None:
+    job = tmp_path / "job.sh"
+    job.write_text(MAIN_COPY)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
+         "--smp", "1", "--append",
+         "fgraph_boot=on fgraph_boot_thresh=100 ftrace=function_graph "
+         "tracing_thresh=100 trace_options=funcgraph-thresh-tree,nooverwrite",
+         "--out", str(out), str(job)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    switches: List[int] = []
+    header, calls, times = parse((out / "early.txt").read_text(), switches)
+    assert header_value(header, "fgraph_boot").endswith(
+        "until another function graph user started"), header
+    assert times == sorted(times)
+    assert switches and "do_one_initcall" in \
+        [c[0] for c in calls[switches[0]:]]
+    # The early records end before the main buffer's calls begin (ftd
+    # refuses inputs whose calls overlap), and what lies between is
+    # short: the end of init_graph_trace() after the tracer started,
+    # and calls under the threshold on either side (about 2 ms under
+    # TCG; before the early buffer went on past ftrace_init(), this was
+    # the whole hand-off, about 90 ms under icount).
+    res = subprocess.run([str(FTD), "boot", "--format", "json",
+                          str(out / "main.txt"), str(out / "early.txt")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    view = json.loads(res.stdout)
+    between = [g for g in view["gaps"] if "early.txt" in g["what"]]
+    assert sum(g["time_us"] for g in between) < 10000, between
 
 
 def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path) -> None:

@@ -11,8 +11,10 @@ measures on the guest's own clock:
   "Run /init as init process" printk (the exec of /init follows it
   directly): config off; config on with fgraph_boot=off; and
   fgraph_boot=on at each --thresholds value, the main tracer off;
-- the static buffer needed to hold the whole early boot at each
-  threshold, from the records the buffer kept and the calls it dropped;
+- the static buffer needed to hold the early records at each
+  threshold (start_kernel() to ftrace_init(), then the boot thread
+  from sched_init() to the late initcalls), from the records the
+  buffer kept and the calls it dropped;
 - coverage: the share of start_kernel() to /init during which a
   function_graph tracer was recording, with the early buffer plus
   "ftrace=function_graph tracing_thresh=T" on the command line, and
@@ -97,6 +99,14 @@ class Early:
         self.thresh = int(get(r"^# threshold: (\d+) us")[0])
         first, last = get(r"^# recorded: \d+ us, counter (\d+) to (\d+)")
         self.first, self.last = int(first), int(last)
+        self.until = get(r"^# fgraph_boot: function calls (?:of the boot "
+                         r"thread )?from start_kernel\(\) (?:until|to) "
+                         r"(.*)$")[0]
+        # Since the graph tracer hand-off: the stretch from the end of
+        # ftrace_init() to sched_init() that nothing records.
+        m = re.search(r"^# not recording: counter (\d+) to (\d+)", text,
+                      re.M)
+        self.pause = (int(m.group(1)), int(m.group(2))) if m else None
         recs = get(r"^# records: (\d+) of (\d+) \((\d+) bytes each\), "
                    r"dropped calls: (\d+), too deep: (\d+), "
                    r"no return address: (\d+)")
@@ -254,8 +264,8 @@ def boot_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
 def size_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
     lines = ["| threshold | records kept | dropped calls | too deep | "
              "records needed | buffer needed (KiB) | fits the default "
-             f"{DEFAULT_RECS * REC_BYTES // 1024} KiB |",
-             "|---|---|---|---|---|---|---|"]
+             f"{DEFAULT_RECS * REC_BYTES // 1024} KiB | recorded until |",
+             "|---|---|---|---|---|---|---|---|"]
     seen = set()
     for r in runs:
         b = boots.get(r.name)
@@ -263,7 +273,12 @@ def size_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
             continue
         seen.add(r.thresh)
         e = b.early
-        if e.dropped == 0:
+        if e.until == "the buffer filled up":
+            # the graph tracer's recording ended at the first call that
+            # found no room: what the rest needed is not known
+            need = f"more than {e.records:,}"
+            kib = f"more than {e.records * e.rec_bytes / 1024:,.1f}"
+        elif e.dropped == 0:
             need = f"{e.records:,}"
             kib = f"{e.records * e.rec_bytes / 1024:,.1f}"
         elif e.thresh == 0:
@@ -279,7 +294,7 @@ def size_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
         fits = "yes" if e.dropped == 0 else "no"
         lines.append(f"| {e.thresh} us | {e.records:,} of {e.capacity:,} | "
                      f"{e.dropped:,} | {e.too_deep:,} | {need} | {kib} | "
-                     f"{fits} |")
+                     f"{fits} | {e.until} |")
     return lines if len(lines) > 2 else []
 
 
@@ -288,8 +303,7 @@ def coverage(b: Boot, start_kernel: float) -> Tuple[float, List[Tuple[
     """Covered ns and the named gaps of one coverage boot."""
     end = b.init
     spans: List[Tuple[float, float, str]] = []
-    if b.early:
-        spans.append((b.cnt(b.early.first), b.cnt(b.early.last), "early"))
+    spans.extend(early_spans(b))
     mt = b.main or {}
     graph_on = mt.get("graph_on")
     if graph_on is not None:
@@ -314,23 +328,40 @@ def coverage(b: Boot, start_kernel: float) -> Tuple[float, List[Tuple[
     return covered, gaps
 
 
+def early_spans(b: Boot) -> List[Tuple[float, float, str]]:
+    """The stretches the early buffer recorded: start_kernel() to its
+    end, or to ftrace_init() and from sched_init() to its end."""
+    e = b.early
+    if not e:
+        return []
+    if not e.pause:
+        return [(b.cnt(e.first), b.cnt(e.last), "early")]
+    return [(b.cnt(e.first), b.cnt(e.pause[0]), "early-paused"),
+            (b.cnt(e.pause[1]), b.cnt(e.last), "early-graph")]
+
+
 def split_gap(a: float, z: float, prev: str, nxt: str,
               levels: List[Tuple[float, str]]) -> List[Tuple[float, float,
                                                              str]]:
     """Name the pieces of a gap by the marks (time_init(), initcall
     levels) that fall in it."""
-    if prev == "start_kernel()" and nxt == "early":
+    if prev == "start_kernel()" and nxt in ("early", "early-paused"):
         return [(a, z, "start_kernel() entry to its first record (its "
                  "mcount call)")]
     names = [{"start_kernel()": "start_kernel()",
-              "early": "end of the early buffer (ftrace_init())"}[prev]]
+              "early": "end of the early buffer (ftrace_init())",
+              "early-paused": "end of ftrace_init() (early buffer paused)",
+              "early-graph": "end of the early buffer (its graph tracer "
+                             "stopped)"}[prev]]
     cuts = [a]
     for t, what in levels:
         if a < t < z:
             cuts.append(t)
             names.append(what)
     cuts.append(z)
-    names.append("ftrace=function_graph on (end of init_graph_trace())")
+    names.append("sched_init() (early buffer records again)"
+                 if nxt == "early-graph" else
+                 "ftrace=function_graph on (end of init_graph_trace())")
     return [(cuts[i], cuts[i + 1], f"{names[i]} to {names[i + 1]}")
             for i in range(len(cuts) - 1)]
 
@@ -356,10 +387,17 @@ def cov_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
                      "not traced |")
         lines.append("|---|---|---|---|---|")
         rows = list(gaps)
-        if b.early:
-            rows.append((b.cnt(b.early.first), b.cnt(b.early.last),
-                         "(covered: early buffer, start_kernel() to "
-                         "ftrace_init())"))
+        for a, z, what in early_spans(b):
+            if what == "early-graph":
+                name = ("(covered: early buffer, boot thread, sched_init() "
+                        f"until {b.early.until})")  # type: ignore[union-attr]
+            elif what == "early-paused":
+                name = ("(covered: early buffer, start_kernel() to "
+                        "ftrace_init())")
+            else:
+                name = ("(covered: early buffer, start_kernel() to "
+                        f"{b.early.until})")  # type: ignore[union-attr]
+            rows.append((a, z, name))
         mt = b.main or {}
         if mt.get("graph_on") is not None:
             rows.append((float(mt["graph_on"]), b.init,  # type: ignore
@@ -418,7 +456,10 @@ def method(repeat: int) -> str:
         "two records, above 0 between 0 and two.  Coverage runs add "
         f"'ftrace=function_graph tracing_thresh=T {MAIN_OPTS}'; covered is "
         "the time a function_graph tracer was recording: the early buffer "
-        "from its first to its last record (ftrace_init()), the main "
+        "from its first to its last record, less the stretch its header "
+        "says it did not record (end of ftrace_init() to sched_init(); "
+        "after sched_init() it records the boot thread only: init_task, "
+        "then pid 1), the main "
         "buffer from the end of init_graph_trace() (the core initcall that "
         "starts ftrace=function_graph; initcall_finish event) to /init, "
         "or to its last event if it dropped any.  Calls shorter than the "
@@ -485,8 +526,9 @@ def main() -> int:
 
     print("\n### Boot time (guest time under icount)\n")
     print("\n".join(boot_table(boots, runs)))
-    print("\n### Early buffer needed for the whole early boot "
-          "(start_kernel() to ftrace_init())\n")
+    print("\n### Early buffer needed, from start_kernel() to the end of "
+          "recording (boot time runs: no main tracer, so the boot thread "
+          "is recorded until the late initcalls)\n")
     print("\n".join(size_table(boots, runs)))
     cov = cov_table(boots, runs)
     if cov:

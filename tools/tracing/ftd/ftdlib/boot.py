@@ -105,6 +105,9 @@ class Input:
     first: int = BIG
     last: int = 0
     calls: int = 0
+    # the same, of the calls only (not of the events in the file)
+    call_first: int = BIG
+    call_last: int = 0
     # added to the file's times to put them on the main trace's clock
     # (the early-boot file counts from when the counter started)
     shift: int = 0
@@ -177,6 +180,8 @@ class Collector:
             c.first = start
         if end > c.last:
             c.last = end
+        c.call_first = min(c.call_first, start)
+        c.call_last = max(c.call_last, end)
 
     def header(self, text: str) -> None:
         """The early-boot file's header: its clock, and one reading of
@@ -231,18 +236,22 @@ class Collector:
 
 
 def check_overlap(inputs: List[Input]) -> Optional[str]:
-    """Inputs sorted by time; a message when two of them overlap."""
+    """Inputs sorted by time; a message when the calls of two of them
+    overlap.  Events may: the main buffer's initcall events start
+    before the early buffer's last calls, which run until the regular
+    tracer starts."""
     used = [i for i in inputs if i.calls]
-    used.sort(key=lambda i: i.first)
+    used.sort(key=lambda i: i.call_first)
     inputs[:] = used + [i for i in inputs if not i.calls]
     for a, b in zip(used, used[1:]):
-        if b.first < a.last:
+        if b.call_first < a.call_last:
             return ("%s (%.6f .. %.6f s) and %s (%.6f .. %.6f s) overlap "
                     "by %.3f ms: they are not one boot, or one holds the "
                     "other's records (the early records copied into the "
                     "main buffer); give each boot's records once" % (
-                        a.name, a.first / 1e9, a.last / 1e9, b.name,
-                        b.first / 1e9, b.last / 1e9, (a.last - b.first) / 1e6))
+                        a.name, a.call_first / 1e9, a.call_last / 1e9,
+                        b.name, b.call_first / 1e9, b.call_last / 1e9,
+                        (a.call_last - b.call_first) / 1e6))
     return None
 
 
@@ -369,10 +378,15 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
     init = [t for t in first if t.rpartition("-")[2] == "1"]
     pieces: List[Tuple[str, int, int]] = []
     if init:
-        it = min(init, key=lambda t: first[t])
+        # pid 1 may have one track per input: the early file names it
+        # as it was called when the early records switched to it, the
+        # main trace as it was called later
+        init.sort(key=lambda t: first[t])
+        it = init[0]
         if idle in first and first[idle] < first[it]:
             pieces.append((idle, first[idle], first[it]))
-        pieces.append((it, first[it], BIG))
+        for a, b in zip(init, init[1:] + [""]):
+            pieces.append((a, first[a], first[b] if b else BIG))
         return pieces, it
     if idle in first:
         pieces.append((idle, first[idle], BIG))

@@ -233,6 +233,30 @@ def test_merge_order_and_handoff_gap(tmp_path: Path) -> None:
     assert [r["kind"] for r in rows[1:3]] == ["setup_arch", "delay"]
 
 
+def test_early_file_switched_to_pid_1(tmp_path: Path) -> None:
+    """The early records go on after sched_init() for the boot thread,
+    and switch to pid 1 (under the name it had then) before the main
+    trace, where pid 1 has another name: both are the boot path."""
+    t0 = 0.010 + AHEAD
+    early = tmp_path / "early.txt"
+    early.write_text("".join(early_lines() + [
+        " ------------------------------------------\n",
+        " 0)   <idle>-0    =>  swapper/0-1\n",
+        " ------------------------------------------\n", "\n",
+        fg(t0 + 0.007000, 0, "kernel_init() {"),
+        fg(t0 + 0.007100, 1, "do_one_initcall();", 5000.0),
+        fg(t0 + 0.020000, 0, "} /* kernel_init */", 13000.0)]))
+    view = collect([early, REAL])
+    assert "run_init_process" in view.end_reason
+    assert view.start == 10000000
+    # the stretch between the two files starts where pid 1's last
+    # early call below kernel_init() (a wrapper) ends, not where
+    # start_kernel()'s do
+    handoff = [g for g in view.gaps if "between early.txt and" in g[2]]
+    assert [(a, b) for a, b, _ in handoff] == [(22100000, 38845000)]
+    assert sum(r.ns for r in view.rows) == view.total
+
+
 def test_early_file_alone() -> None:
     view = collect([early_lines()])
     assert (view.start, view.end) == (10000000, 16310000)
