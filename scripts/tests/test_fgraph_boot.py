@@ -48,14 +48,15 @@ def built() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-def boot(tmp_path: Path, append: str) -> Path:
+def boot(tmp_path: Path, append: str, smp: int = 1) -> Path:
     """Boot with APPEND on the command line; the guest's /out."""
     job = tmp_path / "job.sh"
     job.write_text(COPY)
     out = tmp_path / "out"
     proc = subprocess.run(
         [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
-         "--smp", "1", "--append", append, "--out", str(out), str(job)],
+         "--smp", str(smp), "--append", append, "--out", str(out),
+         str(job)],
         capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
@@ -227,6 +228,25 @@ def test_hands_off_to_the_regular_tracer(tmp_path: Path) -> None:
     view = json.loads(res.stdout)
     between = [g for g in view["gaps"] if "early.txt" in g["what"]]
     assert sum(g["time_us"] for g in between) < 10000, between
+
+
+def test_two_cpus(tmp_path: Path) -> None:
+    # smp_init() brings up the second CPU while the early buffer's graph
+    # user records pid 1: its idle task is forked with a shadow stack,
+    # which fgraph used to warn about; and pid 1 may move between CPUs.
+    out = boot(tmp_path, "fgraph_boot=on fgraph_boot_thresh=100 "
+               "ftrace=function_graph tracing_thresh=100", smp=2)
+    dmesg = (out / "dmesg").read_text()
+    assert "smp: Brought up 1 node, 2 CPUs" in dmesg, dmesg[-2000:]
+    for bad in ("WARNING:", "BUG:", "Oops", "Unable to handle"):
+        assert bad not in dmesg, dmesg[dmesg.index(bad) - 200:][:3000]
+    switches: List[int] = []
+    header, calls, times = parse((out / "trace").read_text(), switches)
+    assert times == sorted(times)
+    assert header_value(header, "fgraph_boot").endswith(
+        "until another function graph user started"), header
+    after = [c[0] for c in calls[switches[0]:]]
+    assert "smp_init" in after and "do_one_initcall" in after
 
 
 def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path) -> None:
