@@ -15,7 +15,9 @@ nanosecond is one guest instruction, so the numbers count instructions.
 With --profile STATE it boots once more per kernel with a QEMU TCG plugin
 (insn-profile.c) that counts the instructions executed inside the
 module's timed windows per translation block, and prints where the
-instructions of one call go, per function.
+instructions of one call go, per function.  --annotate FUNC also prints
+FUNC's disassembly with the times each instruction ran per call (the
+profiled kernels are ARM, not Thumb-2: four bytes per instruction).
 
 The stock kernel cannot hold the benchmark in its tree, so it gets the
 module only.
@@ -35,7 +37,7 @@ REPO = HERE.parent.parent.parent
 MODULE_SOURCE = REPO / "samples" / "ftrace" / "ftrace-call-cost.c"
 sys.path.insert(0, str(REPO / "scripts"))
 
-from wbench import benchjob, build  # noqa: E402
+from wbench import arch, benchjob, build  # noqa: E402
 
 STOCK_STATES = ["nop", "function", "function-off", "graph", "graph-off",
                 "graph-skip", "thresh"]
@@ -136,6 +138,43 @@ def profile_table(profile: Path, symbols: Symbols,
     return calls, rows
 
 
+def block_counts(profile: Path) -> Tuple[int, Dict[int, int]]:
+    """The profile's windows, and how often each instruction address ran."""
+    runs: Dict[int, int] = defaultdict(int)
+    windows = 0
+    for line in profile.read_text().splitlines():
+        if line.startswith("# windows "):
+            windows = int(line.split()[2])
+            continue
+        addr, insns, execs = line.split()
+        for i in range(int(insns)):
+            runs[int(addr, 16) + 4 * i] += int(execs)
+    return windows, runs
+
+
+def print_annotated(vmlinux: Path, func: str, profile: Path,
+                    calls_per_window: int) -> None:
+    """FUNC's disassembly, each instruction with its runs per call."""
+    windows, runs = block_counts(profile)
+    calls = windows * calls_per_window
+    dis = subprocess.run(
+        [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
+         f"--disassemble={func}", str(vmlinux)],
+        check=True, capture_output=True, text=True).stdout
+    insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
+    lines = [m for m in map(insn.match, dis.splitlines()) if m]
+    if not lines:
+        raise SystemExit(f"{vmlinux}: no function {func}")
+    total = sum(runs.get(int(m.group(1), 16), 0) for m in lines) / calls
+    print(f"\n#### {func}: {total:,.1f} instructions per call\n")
+    print("```")
+    for m in lines:
+        n = runs.get(int(m.group(1), 16), 0) / calls
+        cell = f"{n:6.2f}" if n else "     ."
+        print(f"{cell}  {m.group(1)}:  {m.group(2).expandtabs(8)}")
+    print("```")
+
+
 def print_profile(config: str, state: str, calls: int,
                   rows: List[Tuple[str, float]], minimum: float) -> None:
     total = sum(n for _, n in rows)
@@ -168,6 +207,10 @@ def main() -> int:
                     "(one more boot per config and state)")
     ap.add_argument("--min", type=float, default=5.0,
                     help="fold profile rows under this many instructions")
+    ap.add_argument("--annotate", action="append", default=[],
+                    metavar="FUNC", help="with --profile: also print FUNC's "
+                    "instructions with their runs per call (core kernel "
+                    "functions)")
     benchjob.add_run_options(ap)
     args = ap.parse_args()
     work = benchjob.work_dir(args, "fgraph-percall")
@@ -227,6 +270,9 @@ def main() -> int:
                               pdir / "kallsyms")
             calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
             print_profile(f"{name} ({target})", state, calls, rows, args.min)
+            for func in args.annotate:
+                print_annotated(loaded[name].build_dir / "vmlinux", func,
+                                pdir / "profile.txt", 1000)
 
     print()
     print("Method: qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount "
