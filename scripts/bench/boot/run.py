@@ -49,10 +49,16 @@ ON_CONFIG = "patched"
 OFF_CONFIG = "fgboot-off"
 REC_BYTES = 16          # sizeof(struct fgraph_boot_rec) on 32-bit ARM
 DEFAULT_RECS = 16384    # CONFIG_FGRAPH_BOOT_BUFFER_SIZE=256 (KiB)
-MAIN_OPTS = ("trace_options=funcgraph-thresh-tree,nooverwrite "
-             "trace_buf_size=32M trace_event=initcall:initcall_finish "
-             "trace_instance=boot,initcall:initcall_level,"
-             "initcall:initcall_finish")
+MAIN_BUF_SIZE = "32M"   # trace_buf_size= of the coverage runs
+
+
+def main_opts(buf_size: str) -> str:
+    """The coverage runs' options of the main tracer, after tracing_thresh."""
+    return ("trace_options=funcgraph-thresh-tree,nooverwrite "
+            f"trace_buf_size={buf_size} "
+            "trace_event=initcall:initcall_finish "
+            "trace_instance=boot,initcall:initcall_level,"
+            "initcall:initcall_finish")
 FTD = REPO / "tools" / "tracing" / "ftd" / "ftd"
 
 
@@ -65,7 +71,8 @@ class Run:
         self.kind, self.thresh = kind, thresh
 
 
-def plan(thresholds: List[int], cov: List[int], repeat: int) -> List[Run]:
+def plan(thresholds: List[int], cov: List[int], repeat: int,
+         buf_size: str = MAIN_BUF_SIZE) -> List[Run]:
     runs = []
     for i in range(1, repeat + 1):
         runs.append(Run(f"config-off.{i}", OFF_CONFIG, "", "boot"))
@@ -76,7 +83,8 @@ def plan(thresholds: List[int], cov: List[int], repeat: int) -> List[Run]:
                             f"fgraph_boot=on fgraph_boot_thresh={t}",
                             "boot", t))
     for t in cov:
-        main = f"ftrace=function_graph tracing_thresh={t} {MAIN_OPTS}"
+        main = (f"ftrace=function_graph tracing_thresh={t} "
+                f"{main_opts(buf_size)}")
         runs.append(Run(f"cov-early-{t}us", ON_CONFIG,
                         f"fgraph_boot=on fgraph_boot_thresh={t} {main}",
                         "cov", t))
@@ -429,7 +437,7 @@ def ftd_line(b: Boot) -> str:
             "rest is calls under the threshold and the gaps above.")
 
 
-def method(repeat: int) -> str:
+def method(repeat: int, buf_size: str) -> str:
     return (
         "Method: qemu-system-arm -M virt -cpu cortex-a15 -m 1024 -smp 1 "
         "-icount shift=0,sleep=off (1 guest ns = 1 guest instruction while "
@@ -454,7 +462,8 @@ def method(repeat: int) -> str:
         "is the same in every boot of a run.  Buffer needed: records kept x 16 bytes; when the "
         "buffer filled, at threshold 0 each dropped call would have needed "
         "two records, above 0 between 0 and two.  Coverage runs add "
-        f"'ftrace=function_graph tracing_thresh=T {MAIN_OPTS}'; covered is "
+        "'ftrace=function_graph tracing_thresh=T "
+        f"{main_opts(buf_size)}'; covered is "
         "the time a function_graph tracer was recording: the early buffer "
         "from its first to its last record, less the stretch its header "
         "says it did not record (end of ftrace_init() to sched_init(); "
@@ -476,6 +485,11 @@ def main() -> int:
                     "%(default)s; empty: none)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="boots of each boot time run (default %(default)s)")
+    ap.add_argument("--trace-buf-size", default=MAIN_BUF_SIZE,
+                    help="trace_buf_size= of the coverage runs: the main "
+                    "buffer is allocated in the gap between the two "
+                    "tracers, so its size sets the gap's length (default "
+                    "%(default)s)")
     ap.add_argument("--only", action="append", default=[],
                     help="boot only the runs whose name contains TEXT "
                     "(repeatable; with --keep, adds to what is there)")
@@ -483,7 +497,7 @@ def main() -> int:
     args = ap.parse_args()
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     runs = plan(ints(args.thresholds), ints(args.cov_thresholds),
-                args.repeat)
+                args.repeat, args.trace_buf_size)
     work = benchjob.work_dir(args, "boot")
     todo = [r for r in runs
             if not args.only or any(t in r.name for t in args.only)]
@@ -536,7 +550,7 @@ def main() -> int:
               "(times from start_kernel())")
         print("\n".join(cov))
     print()
-    print(method(args.repeat))
+    print(method(args.repeat, args.trace_buf_size))
     print(f"Per-boot results: {work}")
     return 0
 
