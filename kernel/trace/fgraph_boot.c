@@ -560,17 +560,28 @@ static __init void fgraph_boot_finish(const char *why)
 }
 
 /*
- * The regular function_graph tracer of ftrace=function_graph starts at
- * core_initcall, and ends the recording here with its first calls.  Let
- * the graph user go then rather than at the late initcall.
+ * Once recording has ended, the graph user only costs time: every traced
+ * call of every task still goes through its entry handler.  The handlers
+ * end recording (buffer full) with interrupts off and cannot let it go,
+ * so each initcall level checks at its end, the first places that may
+ * sleep.  The regular function_graph tracer of ftrace=function_graph
+ * starts at core_initcall and ends the recording with its first calls:
+ * the check after it lets the graph user go then.
  */
-static __init int fgraph_boot_core_done(void)
+static __init int fgraph_boot_let_go(void)
 {
-	if (fgraph_boot_graph && ftrace_graph_active > 1)
+	if (fgraph_boot_graph &&
+	    (!READ_ONCE(fgraph_boot_recording) || ftrace_graph_active > 1))
 		fgraph_boot_finish("another function graph user started");
 	return 0;
 }
-core_initcall_sync(fgraph_boot_core_done);
+early_initcall(fgraph_boot_let_go);
+core_initcall_sync(fgraph_boot_let_go);
+postcore_initcall_sync(fgraph_boot_let_go);
+arch_initcall_sync(fgraph_boot_let_go);
+subsys_initcall_sync(fgraph_boot_let_go);
+fs_initcall_sync(fgraph_boot_let_go);
+device_initcall_sync(fgraph_boot_let_go);
 
 static int __init fgraph_boot_param(char *str)
 {
