@@ -3,6 +3,7 @@
 (scripts/bench/fgraph-percall/run.py); the guest side runs in make bench."""
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -85,3 +86,31 @@ def test_profile_table_without_windows_fails(tmp_path: Path) -> None:
     profile.write_text("# windows 0\n")
     with pytest.raises(SystemExit):
         percall.profile_table(profile, _symbols(tmp_path), 1000)
+
+
+def test_annotate_counts_each_instruction(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]
+                                          ) -> None:
+    """A real ARM object from the cross compiler stands in for vmlinux."""
+    src = tmp_path / "f.c"
+    src.write_text("int g;\n"
+                   "int f(int x)\n{\n\tif (x)\n\t\tg = x;\n\treturn g;\n}\n")
+    obj = tmp_path / "f.o"
+    subprocess.run([percall.arch.CROSS_COMPILE + "gcc", "-O2", "-marm",
+                    "-c", "-o", str(obj), str(src)], check=True)
+    # one window of 1000 calls: the whole function ran in every call,
+    # its first two instructions once more in half of them
+    dis = subprocess.run([percall.arch.CROSS_COMPILE + "objdump", "-d",
+                          "--disassemble=f", str(obj)], check=True,
+                         capture_output=True, text=True).stdout
+    n = len([ln for ln in dis.splitlines() if ln.startswith("   ")])
+    profile = tmp_path / "profile.txt"
+    profile.write_text(f"# windows 1\n0 {n} 1000\n0 2 500\n")
+    percall.print_annotated(obj, "f", profile, 1000)
+    out = capsys.readouterr().out
+    assert f"#### f: {n + 1:,.1f} instructions per call" in out
+    runs = [float(ln.split()[0]) for ln in out.splitlines()
+            if ln.strip() and ln.split()[0].replace(".", "").isdigit()]
+    assert runs == [1.5, 1.5] + [1.0] * (n - 2)
+    with pytest.raises(SystemExit):
+        percall.print_annotated(obj, "nosuch", profile, 1000)

@@ -120,43 +120,45 @@ class Symbols:
         return self.names[i] if i >= 0 else f"0x{addr:x}"
 
 
-def profile_table(profile: Path, symbols: Symbols,
-                  calls_per_window: int) -> Tuple[int, List[Tuple[str, float]]]:
-    per_func: Dict[str, int] = defaultdict(int)
+Block = Tuple[int, int, int]   # start address, instructions, times run
+
+
+def read_profile(profile: Path) -> Tuple[int, List[Block]]:
+    """The plugin's output: the timed windows, and the blocks run in them."""
+    blocks: List[Block] = []
     windows = 0
     for line in profile.read_text().splitlines():
         if line.startswith("# windows "):
             windows = int(line.split()[2])
             continue
         addr, insns, execs = line.split()
-        per_func[symbols.lookup(int(addr, 16))] += int(insns) * int(execs)
-    calls = windows * calls_per_window
-    if not calls:
+        blocks.append((int(addr, 16), int(insns), int(execs)))
+    if not windows:
         raise SystemExit(f"{profile}: no marked window ran")
+    return windows, blocks
+
+
+def profile_table(profile: Path, symbols: Symbols,
+                  calls_per_window: int) -> Tuple[int, List[Tuple[str, float]]]:
+    per_func: Dict[str, int] = defaultdict(int)
+    windows, blocks = read_profile(profile)
+    for addr, insns, execs in blocks:
+        per_func[symbols.lookup(addr)] += insns * execs
+    calls = windows * calls_per_window
     rows = sorted(((f, n / calls) for f, n in per_func.items()),
                   key=lambda r: -r[1])
     return calls, rows
 
 
-def block_counts(profile: Path) -> Tuple[int, Dict[int, int]]:
-    """The profile's windows, and how often each instruction address ran."""
-    runs: Dict[int, int] = defaultdict(int)
-    windows = 0
-    for line in profile.read_text().splitlines():
-        if line.startswith("# windows "):
-            windows = int(line.split()[2])
-            continue
-        addr, insns, execs = line.split()
-        for i in range(int(insns)):
-            runs[int(addr, 16) + 4 * i] += int(execs)
-    return windows, runs
-
-
 def print_annotated(vmlinux: Path, func: str, profile: Path,
                     calls_per_window: int) -> None:
     """FUNC's disassembly, each instruction with its runs per call."""
-    windows, runs = block_counts(profile)
+    windows, blocks = read_profile(profile)
     calls = windows * calls_per_window
+    runs: Dict[int, int] = defaultdict(int)
+    for addr, insns, execs in blocks:
+        for i in range(insns):
+            runs[addr + 4 * i] += execs
     dis = subprocess.run(
         [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
          f"--disassemble={func}", str(vmlinux)],
