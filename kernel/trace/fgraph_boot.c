@@ -424,6 +424,9 @@ static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace
 	unsigned long flags;
 	int *slot, ret = 0;
 
+	/* Recording only ever stops: no lock needed to see that it did. */
+	if (!READ_ONCE(fgraph_boot_recording))
+		return 0;
 	/* ftrace_graph_active is 2 once the regular tracer registered. */
 	if (current != READ_ONCE(fgraph_boot_task) &&
 	    !is_global_init(current) && ftrace_graph_active < 2)
@@ -488,7 +491,8 @@ static __init notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *tra
 	unsigned long flags;
 	int size, *slot;
 
-	if (current != READ_ONCE(fgraph_boot_task))
+	if (!READ_ONCE(fgraph_boot_recording) ||
+	    current != READ_ONCE(fgraph_boot_task))
 		return;
 	slot = fgraph_retrieve_data(gops->idx, &size);
 
@@ -512,6 +516,13 @@ static struct fgraph_ops fgraph_boot_gops __initdata = {
 	.retfunc	= fgraph_boot_graph_return,
 };
 
+/* End recording while paused: nothing was recorded since the pause. */
+static __init void fgraph_boot_end_paused(const char *why)
+{
+	fgraph_boot_end(false, why);
+	fgraph_boot_pause_to = fgraph_boot_last;
+}
+
 /**
  * fgraph_boot_resume - record the boot thread's calls again
  *
@@ -526,8 +537,7 @@ void __init fgraph_boot_resume(void)
 	if (!fgraph_boot_recording)
 		return;
 	if (fgraph_boot_full) {
-		fgraph_boot_end(false, "ftrace_init(), with the buffer full");
-		fgraph_boot_pause_to = fgraph_boot_last;
+		fgraph_boot_end_paused("ftrace_init(), with the buffer full");
 		return;
 	}
 	/* The calls the mcount hook left open: start_kernel(). */
@@ -536,8 +546,7 @@ void __init fgraph_boot_resume(void)
 	if (ret) {
 		pr_warn("cannot register a function graph user (%d): recording ends\n",
 			ret);
-		fgraph_boot_end(false, "ftrace_init()");
-		fgraph_boot_pause_to = fgraph_boot_last;
+		fgraph_boot_end_paused("ftrace_init()");
 		return;
 	}
 	fgraph_boot_graph = true;

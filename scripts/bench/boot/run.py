@@ -72,20 +72,20 @@ class Run:
 
 
 def plan(thresholds: List[int], cov: List[int], repeat: int,
-         buf_size: str = MAIN_BUF_SIZE) -> List[Run]:
+         buf_size: str = MAIN_BUF_SIZE, on: str = ON_CONFIG) -> List[Run]:
     runs = []
     for i in range(1, repeat + 1):
         runs.append(Run(f"config-off.{i}", OFF_CONFIG, "", "boot"))
-        runs.append(Run(f"tracer-off.{i}", ON_CONFIG, "fgraph_boot=off",
+        runs.append(Run(f"tracer-off.{i}", on, "fgraph_boot=off",
                         "boot"))
         for t in thresholds:
-            runs.append(Run(f"on-{t}us.{i}", ON_CONFIG,
+            runs.append(Run(f"on-{t}us.{i}", on,
                             f"fgraph_boot=on fgraph_boot_thresh={t}",
                             "boot", t))
     for t in cov:
         main = (f"ftrace=function_graph tracing_thresh={t} "
                 f"{main_opts(buf_size)}")
-        runs.append(Run(f"cov-early-{t}us", ON_CONFIG,
+        runs.append(Run(f"cov-early-{t}us", on,
                         f"fgraph_boot=on fgraph_boot_thresh={t} {main}",
                         "cov", t))
         runs.append(Run(f"cov-upstream-{t}us", OFF_CONFIG, main, "cov", t))
@@ -437,13 +437,21 @@ def ftd_line(b: Boot) -> str:
             "rest is calls under the threshold and the gaps above.")
 
 
-def method(repeat: int, buf_size: str) -> str:
+def boot_buffer_kib(config: str) -> int:
+    """CONFIG_FGRAPH_BOOT_BUFFER_SIZE of CONFIG, or its default."""
+    text = (REPO / "scripts" / "configs" / f"{config}.config").read_text()
+    m = re.search(r"^CONFIG_FGRAPH_BOOT_BUFFER_SIZE=(\d+)$", text, re.M)
+    return int(m.group(1)) if m else DEFAULT_RECS * REC_BYTES // 1024
+
+
+def method(repeat: int, buf_size: str, on: str) -> str:
     return (
         "Method: qemu-system-arm -M virt -cpu cortex-a15 -m 1024 -smp 1 "
         "-icount shift=0,sleep=off (1 guest ns = 1 guest instruction while "
         "the CPU runs; idle time jumps to the next timer), kernel from "
-        f"scripts/configs/{ON_CONFIG}.config (CONFIG_FGRAPH_BOOT_BUFFER=y, "
-        "256 KiB, default threshold 10 us, off unless fgraph_boot=on) and "
+        f"scripts/configs/{on}.config (CONFIG_FGRAPH_BOOT_BUFFER=y, "
+        f"{boot_buffer_kib(on)} KiB, default threshold 10 us, off unless "
+        "fgraph_boot=on) and "
         f"{OFF_CONFIG}.config (the same without the buffer).  start_kernel()"
         ": guest instructions before its first instruction (QEMU TCG "
         "plugin start-insns.c; nothing idles before it, so this is its "
@@ -485,6 +493,9 @@ def main() -> int:
                     "%(default)s; empty: none)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="boots of each boot time run (default %(default)s)")
+    ap.add_argument("--on-config", default=ON_CONFIG,
+                    help="the kernel with the early buffer (default "
+                    "%(default)s; fgboot-big has a 4 MiB buffer)")
     ap.add_argument("--trace-buf-size", default=MAIN_BUF_SIZE,
                     help="trace_buf_size= of the coverage runs: the main "
                     "buffer is allocated in the gap between the two "
@@ -497,7 +508,7 @@ def main() -> int:
     args = ap.parse_args()
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     runs = plan(ints(args.thresholds), ints(args.cov_thresholds),
-                args.repeat, args.trace_buf_size)
+                args.repeat, args.trace_buf_size, args.on_config)
     work = benchjob.work_dir(args, "boot")
     todo = [r for r in runs
             if not args.only or any(t in r.name for t in args.only)]
@@ -550,7 +561,7 @@ def main() -> int:
               "(times from start_kernel())")
         print("\n".join(cov))
     print()
-    print(method(args.repeat, args.trace_buf_size))
+    print(method(args.repeat, args.trace_buf_size, args.on_config))
     print(f"Per-boot results: {work}")
     return 0
 
