@@ -299,7 +299,9 @@ def size_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
             need = f"{e.records:,} to {n:,}"
             kib = (f"{e.records * e.rec_bytes / 1024:,.1f} to "
                    f"{n * e.rec_bytes / 1024:,.1f}")
-        fits = "yes" if e.dropped == 0 else "no"
+        # the run's buffer may be larger than the default one
+        whole = e.dropped == 0 and e.until != "the buffer filled up"
+        fits = "yes" if whole and e.records <= DEFAULT_RECS else "no"
         lines.append(f"| {e.thresh} us | {e.records:,} of {e.capacity:,} | "
                      f"{e.dropped:,} | {e.too_deep:,} | {need} | {kib} | "
                      f"{fits} | {e.until} |")
