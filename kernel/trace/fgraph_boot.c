@@ -572,10 +572,11 @@ static __init void fgraph_boot_finish(const char *why)
  * Once recording has ended, the graph user only costs time: every traced
  * call of every task still goes through its entry handler.  The handlers
  * end recording (buffer full) with interrupts off and cannot let it go,
- * so each initcall level checks at its end, the first places that may
- * sleep.  The regular function_graph tracer of ftrace=function_graph
- * starts at core_initcall and ends the recording with its first calls:
- * the check after it lets the graph user go then.
+ * so the initcalls check, the first places that may sleep: one early
+ * initcall, then one at the end of each level.  The regular
+ * function_graph tracer of ftrace=function_graph starts at core_initcall
+ * and ends the recording with its first calls: the check after it lets
+ * the graph user go then.
  */
 static __init int fgraph_boot_let_go(void)
 {
