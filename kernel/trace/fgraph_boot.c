@@ -27,6 +27,7 @@
 
 #define pr_fmt(fmt) "fgraph_boot: " fmt
 
+#include <linux/bitfield.h>
 #include <linux/ftrace.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -53,11 +54,15 @@
 #define FGRAPH_BOOT_EXIT	BIT(31)
 /* Not a call: the boot thread became the task whose pid is in @func. */
 #define FGRAPH_BOOT_SWITCH	BIT(30)
+/* The CPU that took the record: 0 until SMP is up. */
+#define FGRAPH_BOOT_CPU		GENMASK(29, 20)
+/* The depth of an entry; the index of its entry record for an exit. */
+#define FGRAPH_BOOT_INDEX	GENMASK(19, 0)
 
 /*
  * One record: an entry, with its depth, or an exit, with the index of its
- * entry record.  @time is in counter ticks, or a sequence number when
- * there is no counter.
+ * entry record, in @info with the flags and the CPU above.  @time is in
+ * counter ticks, or a sequence number when there is no counter.
  */
 struct fgraph_boot_rec {
 	u64		time;
@@ -134,6 +139,8 @@ struct fgraph_boot_copy {
 	u64			pause_from;
 	u64			pause_to;
 	char			comm[TASK_COMM_LEN];
+	pid_t			pid;
+	int			cpu_width;
 	u32			freq;
 	unsigned int		thresh_us;
 	bool			thresh_cmdline;
@@ -149,6 +156,14 @@ struct fgraph_boot_copy {
 static struct fgraph_boot_copy fgraph_boot_out;
 
 static u32 fgraph_boot_freq __initdata;
+
+/* The CPU field of a record taken now */
+static __always_inline u32 fgraph_boot_cpu(void)
+{
+	BUILD_BUG_ON(FIELD_MAX(FGRAPH_BOOT_CPU) < CONFIG_NR_CPUS - 1);
+	BUILD_BUG_ON(FIELD_MAX(FGRAPH_BOOT_INDEX) < FGRAPH_BOOT_NR_RECS - 1);
+	return FIELD_PREP(FGRAPH_BOOT_CPU, raw_smp_processor_id());
+}
 
 static __init notrace u64 fgraph_boot_now(void)
 {
@@ -245,7 +260,7 @@ static __init notrace bool fgraph_boot_record_exit(int entry)
 	/* fgraph_boot_enter() kept room for this record. */
 	rec = &fgraph_boot_buf[fgraph_boot_tail++];
 	rec->func = fgraph_boot_buf[entry].func;
-	rec->info = FGRAPH_BOOT_EXIT | entry;
+	rec->info = FGRAPH_BOOT_EXIT | fgraph_boot_cpu() | entry;
 	rec->time = now;
 	return true;
 }
@@ -294,7 +309,7 @@ static __init notrace void fgraph_boot_refilter(void)
 			out = entry;
 			continue;
 		}
-		rec.info = FGRAPH_BOOT_EXIT | entry;
+		rec.info = (rec.info & FGRAPH_BOOT_CPU) | FGRAPH_BOOT_EXIT | entry;
 		fgraph_boot_buf[out++] = rec;
 	}
 	fgraph_boot_tail = out;
@@ -406,6 +421,7 @@ static __init notrace void fgraph_boot_handoff(void)
 	fgraph_boot_base = 0;
 	memcpy(fgraph_boot_out.comm, current->comm, TASK_COMM_LEN);
 	fgraph_boot_out.comm[TASK_COMM_LEN - 1] = 0;
+	fgraph_boot_out.pid = task_pid_nr(current);
 	if (fgraph_boot_full ||
 	    fgraph_boot_tail + fgraph_boot_open + 1 > FGRAPH_BOOT_NR_RECS) {
 		fgraph_boot_full = true;
@@ -413,7 +429,7 @@ static __init notrace void fgraph_boot_handoff(void)
 	}
 	rec = &fgraph_boot_buf[fgraph_boot_tail++];
 	rec->func = task_pid_nr(current);
-	rec->info = FGRAPH_BOOT_SWITCH;
+	rec->info = FGRAPH_BOOT_SWITCH | fgraph_boot_cpu();
 	rec->time = fgraph_boot_now();
 }
 
@@ -475,7 +491,7 @@ static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace
 
 	rec = &fgraph_boot_buf[fgraph_boot_tail++];
 	rec->func = trace->func;
-	rec->info = fgraph_boot_base + fgraph_boot_gdepth - 1;
+	rec->info = fgraph_boot_cpu() | (fgraph_boot_base + fgraph_boot_gdepth - 1);
 	rec->time = fgraph_boot_now();
 	fgraph_boot_open++;
 	ret = 1;
@@ -703,14 +719,33 @@ static bool fgraph_boot_is_exit_of(unsigned int exit, unsigned int entry)
 	struct fgraph_boot_rec *rec = &fgraph_boot_out.recs[exit];
 
 	return exit < fgraph_boot_out.nr && (rec->info & FGRAPH_BOOT_EXIT) &&
-		(rec->info & ~FGRAPH_BOOT_EXIT) == entry;
+		(rec->info & FGRAPH_BOOT_INDEX) == entry;
+}
+
+/* The CPU of the line that record @i is shown on: a leaf's is its entry's */
+static unsigned int fgraph_boot_line_cpu(unsigned int i)
+{
+	struct fgraph_boot_rec *rec = &fgraph_boot_out.recs[i];
+
+	if (i > 0 && fgraph_boot_is_exit_of(i, i - 1))
+		rec--;
+	return FIELD_GET(FGRAPH_BOOT_CPU, rec->info);
+}
+
+/* As the function_graph tracer marks a context switch on @cpu */
+static void fgraph_boot_banner(struct seq_file *m, unsigned int cpu)
+{
+	struct fgraph_boot_copy *c = &fgraph_boot_out;
+
+	seq_printf(m, " ------------------------------------------\n %*u)   <idle>-0    =>  %s-%d\n ------------------------------------------\n\n",
+		   c->cpu_width, cpu, c->comm, c->pid);
 }
 
 static int fgraph_boot_show(struct seq_file *m, void *v)
 {
 	struct fgraph_boot_copy *c = &fgraph_boot_out;
 	struct fgraph_boot_rec *rec, *entry;
-	unsigned int i, depth;
+	unsigned int i, depth, cpu;
 	bool leaf = false;
 
 	if (v == SEQ_START_TOKEN) {
@@ -719,27 +754,29 @@ static int fgraph_boot_show(struct seq_file *m, void *v)
 	}
 	i = (struct fgraph_boot_rec *)v - c->recs;
 	rec = v;
+	cpu = FIELD_GET(FGRAPH_BOOT_CPU, rec->info);
 	if (rec->info & FGRAPH_BOOT_SWITCH) {
-		/* As the function_graph tracer marks a context switch */
-		seq_printf(m, " ------------------------------------------\n 0)   <idle>-0    =>  %s-%lu\n ------------------------------------------\n\n",
-			   c->comm, rec->func);
+		fgraph_boot_banner(m, cpu);
 		return 0;
 	}
 	if (rec->info & FGRAPH_BOOT_EXIT) {
-		entry = &c->recs[rec->info & ~FGRAPH_BOOT_EXIT];
+		entry = &c->recs[rec->info & FGRAPH_BOOT_INDEX];
 		/* Printed with its entry as a leaf line. */
 		if (entry == rec - 1)
 			return 0;
-		depth = entry->info;
+		depth = entry->info & FGRAPH_BOOT_INDEX;
 	} else {
 		entry = rec;
-		depth = rec->info;
+		depth = rec->info & FGRAPH_BOOT_INDEX;
 		leaf = fgraph_boot_is_exit_of(i + 1, i);
 	}
+	/* The boot thread moved to another CPU: say who runs there now. */
+	if (i > 0 && fgraph_boot_line_cpu(i - 1) != cpu)
+		fgraph_boot_banner(m, cpu);
 
 	if (c->freq)
 		fgraph_boot_print_time(m, rec->time);
-	seq_puts(m, " 0) ");
+	seq_printf(m, " %*u) ", c->cpu_width, cpu);
 	if (c->freq && (leaf || rec != entry))
 		fgraph_boot_print_duration(m, (leaf ? rec[1].time : rec->time) -
 					   entry->time);
@@ -831,6 +868,7 @@ static __init int fgraph_boot_init_tracefs(void)
 	c->why = fgraph_boot_why;
 	c->pause_from = fgraph_boot_pause_from;
 	c->pause_to = fgraph_boot_pause_to;
+	c->cpu_width = snprintf(NULL, 0, "%u", nr_cpu_ids - 1);
 	if (c->freq) {
 		c->clock_local = local_clock();
 		c->clock_ticks = fgraph_boot_arch_clock();

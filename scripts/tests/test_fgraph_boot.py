@@ -24,13 +24,14 @@ TRACE = "/sys/kernel/tracing/fgraph_boot_trace"
 
 # " 12.345678 |   0)   1.234 us    |    name();"
 LINE_RE = re.compile(
-    r" *(\d+)\.(\d{6}) \|   0\) (?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})"
-    r"\|  ( *)(.*)$")
-# The boot thread moved from init_task to pid 1 (function_graph's
-# context switch lines: a rule, " 0)   <idle>-0    =>  comm-1", a rule
-# and an empty line).
+    r" *(\d+)\.(\d{6}) \|  +(\d+)\) "
+    r"(?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})\|  ( *)(.*)$")
+# function_graph's context switch lines: a rule,
+# " 0)   <idle>-0    =>  comm-1", a rule and an empty line.  The first
+# is the boot thread's move from init_task to pid 1; any later one, on
+# another CPU, says that pid 1 moved there.
 RULE = " " + "-" * 42
-SWITCH_RE = re.compile(r" 0\)   <idle>-0    =>  (.+)-1$")
+SWITCH_RE = re.compile(r" +(\d+)\)   <idle>-0    =>  (.+)-1$")
 
 COPY = f"""
 dmesg > /out/dmesg
@@ -70,26 +71,35 @@ def parse(text: str, switches: Optional[List[int]] = None
     """Header lines, completed calls in the order they ended, and the
     time of every line; fails on any line out of shape or brace out of
     place.  SWITCHES gets the number of calls completed before each
-    switch to pid 1 (at most one, with no call open then)."""
+    switch to pid 1 (at most one, with no call open then).  Every line
+    must be on the CPU of the last switch line."""
     header = [ln for ln in text.splitlines() if ln.startswith("#")]
     calls: List[Call] = []
     times: List[int] = []
     stack: List[Tuple[str, int]] = []
     seen: List[int] = []
+    cpu = "0"
     for ln in text.splitlines():
         if ln.startswith("#") or ln == RULE or ln == "":
             continue
-        if SWITCH_RE.match(ln):
+        sw = SWITCH_RE.match(ln)
+        if sw and not seen:
             assert not stack, f"calls left open at the switch: {stack}"
+            assert sw.group(1) == cpu, f"switch on another CPU: {ln!r}"
             seen.append(len(calls))
+            continue
+        if sw:
+            assert sw.group(1) != cpu, f"move to the same CPU: {ln!r}"
+            cpu = sw.group(1)
             continue
         m = LINE_RE.match(ln)
         assert m, f"malformed line: {ln!r}"
+        assert m.group(3) == cpu, f"CPU {cpu} expected: {ln!r}"
         ts = int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
         dur: Optional[int] = None
-        if m.group(3) is not None:
-            dur = int(float(m.group(3)) * 1000 + 0.5)
-        indent, body = len(m.group(4)), m.group(5)
+        if m.group(4) is not None:
+            dur = int(float(m.group(4)) * 1000 + 0.5)
+        indent, body = len(m.group(5)), m.group(6)
         # A closing line is indented like its opening line.
         depth = len(stack) - 1 if body.startswith("}") else len(stack)
         assert indent == 2 * depth, f"depth out of place: {ln!r}"
@@ -247,6 +257,26 @@ def test_two_cpus(tmp_path: Path) -> None:
         "until another function graph user started"), header
     after = [c[0] for c in calls[switches[0]:]]
     assert "smp_init" in after and "do_one_initcall" in after
+    # ftd follows pid 1 from CPU to CPU, its calls still nested
+    ftd_report(out / "trace")
+
+
+def test_two_cpus_until_the_late_initcall(tmp_path: Path) -> None:
+    # Without a regular tracer, pid 1 is recorded through the initcalls,
+    # where it may move to the other CPU (it usually does): the lines say
+    # on which CPU, and a switch line marks each move (parse() checks).
+    out = boot(tmp_path, "fgraph_boot=on fgraph_boot_thresh=100", smp=2)
+    dmesg = (out / "dmesg").read_text()
+    assert "smp: Brought up 1 node, 2 CPUs" in dmesg, dmesg[-2000:]
+    text = (out / "trace").read_text()
+    header, calls, times = parse(text)
+    assert times == sorted(times)
+    # (the 256 KiB buffer may fill up in the initcalls first)
+    assert header_value(header, "fgraph_boot").endswith(
+        ("until the late initcall that copies the records out",
+         "until the buffer filled up")), header
+    assert "do_one_initcall" in [c[0] for c in calls]
+    ftd_report(out / "trace")
 
 
 def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path) -> None:
