@@ -106,11 +106,11 @@ def test_annotate_counts_each_instruction(tmp_path: Path,
     n = len([ln for ln in dis.splitlines() if ln.startswith("   ")])
     profile = tmp_path / "profile.txt"
     profile.write_text(f"# windows 1\n0 {n} 1000\n0 2 500\n")
-    percall.print_annotated(obj, "f", profile, 1000)
+    percall.print_annotated(obj, ["f"], profile, 1000)
     out = capsys.readouterr().out
     assert f"#### f: {n + 1:,.1f} instructions per call" in out
     runs = [float(ln.split()[0]) for ln in out.splitlines()
             if ln.strip() and ln.split()[0].replace(".", "").isdigit()]
     assert runs == [1.5, 1.5] + [1.0] * (n - 2)
     with pytest.raises(SystemExit):
-        percall.print_annotated(obj, "nosuch", profile, 1000)
+        percall.print_annotated(obj, ["nosuch"], profile, 1000)

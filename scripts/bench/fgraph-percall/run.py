@@ -150,31 +150,32 @@ def profile_table(profile: Path, symbols: Symbols,
     return calls, rows
 
 
-def print_annotated(vmlinux: Path, func: str, profile: Path,
+def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
                     calls_per_window: int) -> None:
-    """FUNC's disassembly, each instruction with its runs per call."""
+    """Each of FUNCS' disassembly, each instruction with its runs per call."""
     windows, blocks = read_profile(profile)
     calls = windows * calls_per_window
     runs: Dict[int, int] = defaultdict(int)
     for addr, insns, execs in blocks:
         for i in range(insns):
             runs[addr + 4 * i] += execs
-    dis = subprocess.run(
-        [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
-         f"--disassemble={func}", str(vmlinux)],
-        check=True, capture_output=True, text=True).stdout
     insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
-    lines = [m for m in map(insn.match, dis.splitlines()) if m]
-    if not lines:
-        raise SystemExit(f"{vmlinux}: no function {func}")
-    total = sum(runs.get(int(m.group(1), 16), 0) for m in lines) / calls
-    print(f"\n#### {func}: {total:,.1f} instructions per call\n")
-    print("```")
-    for m in lines:
-        n = runs.get(int(m.group(1), 16), 0) / calls
-        cell = f"{n:6.2f}" if n else "     ."
-        print(f"{cell}  {m.group(1)}:  {m.group(2).expandtabs(8)}")
-    print("```")
+    for func in funcs:
+        dis = subprocess.run(
+            [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
+             f"--disassemble={func}", str(vmlinux)],
+            check=True, capture_output=True, text=True).stdout
+        lines = [m for m in map(insn.match, dis.splitlines()) if m]
+        if not lines:
+            raise SystemExit(f"{vmlinux}: no function {func}")
+        total = sum(runs.get(int(m.group(1), 16), 0) for m in lines) / calls
+        print(f"\n#### {func}: {total:,.1f} instructions per call\n")
+        print("```")
+        for m in lines:
+            n = runs.get(int(m.group(1), 16), 0) / calls
+            cell = f"{n:6.2f}" if n else "     ."
+            print(f"{cell}  {m.group(1)}:  {m.group(2).expandtabs(8)}")
+        print("```")
 
 
 def print_profile(config: str, state: str, calls: int,
@@ -272,9 +273,9 @@ def main() -> int:
                               pdir / "kallsyms")
             calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
             print_profile(f"{name} ({target})", state, calls, rows, args.min)
-            for func in args.annotate:
-                print_annotated(loaded[name].build_dir / "vmlinux", func,
-                                pdir / "profile.txt", 1000)
+            if args.annotate:
+                print_annotated(loaded[name].build_dir / "vmlinux",
+                                args.annotate, pdir / "profile.txt", 1000)
 
     print()
     print("Method: qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount "
