@@ -410,6 +410,13 @@ static struct {
 	unsigned long		corrupt;
 	unsigned long		backwards;
 	unsigned long		late;
+	/* The first late and backwards events, to say what went wrong */
+	u64			first_late_by;
+	u64			first_back_by;
+	u32			first_late_stream;
+	u32			first_late_id;
+	unsigned long		first_late_read;
+	unsigned long		first_back_read;
 	atomic_t		bad_rewinds;
 } st;
 
@@ -533,10 +540,22 @@ static void st_check_event(int cpu, struct ring_buffer_event *event, u64 ts)
 	s->any_seen = true;
 	set_bit(p->id, s->seen);
 	/* The event's time stamp is taken before the payload's clock */
-	if (ts > p->clock)
+	if (ts > p->clock) {
+		if (!st.late) {
+			st.first_late_by = ts - p->clock;
+			st.first_late_stream = p->stream;
+			st.first_late_id = p->id;
+			st.first_late_read = st.read;
+		}
 		st.late++;
-	if (ts < c->last_ts)
+	}
+	if (ts < c->last_ts) {
+		if (!st.backwards) {
+			st.first_back_by = c->last_ts - ts;
+			st.first_back_read = st.read;
+		}
 		st.backwards++;
+	}
 	c->last_ts = ts;
 }
 
@@ -653,6 +672,13 @@ static void rw_test_stress(struct kunit *test)
 	kunit_info(test,
 		   "rewinds since last reset %lu done, %lu refused\n",
 		   rewinds, refused);
+	if (st.late)
+		kunit_info(test, "first late event: read #%lu, stream %u id %u, %llu ns after its writer's clock\n",
+			   st.first_late_read, st.first_late_stream,
+			   st.first_late_id, st.first_late_by);
+	if (st.backwards)
+		kunit_info(test, "first step back: read #%lu, %llu ns\n",
+			   st.first_back_read, st.first_back_by);
 
 	KUNIT_EXPECT_GT(test, cycles, 0UL);
 	KUNIT_EXPECT_GT(test, irq_cycles, 0UL);
