@@ -165,7 +165,8 @@ def cmd_series(args: argparse.Namespace) -> int:
         log("series: patches/series is empty; nothing to export")
         return 0
     head = git(repo, "rev-parse", "HEAD").strip()
-    out = Path(args.out)
+    # Absolute: git format-patch runs in the series repository.
+    out = Path(args.out).resolve()
     patches = write_series(repo, out)
     log(f"series: wrote {len(patches)} patches and a cover letter to {out}")
     problems: List[str] = []
