@@ -70,6 +70,9 @@ static noinline notrace unsigned long ftrace_call_cost_leaf(unsigned long x)
 	return x;
 }
 
+/* Global, so that the compiler neither renames nor specialises it */
+unsigned long ftrace_call_cost_target(unsigned long x);
+
 noinline unsigned long ftrace_call_cost_target(unsigned long x)
 {
 	return ftrace_call_cost_leaf(x) + 1;
