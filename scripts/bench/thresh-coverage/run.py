@@ -73,7 +73,9 @@ def table(runs):
             shown = num(r, "calls") or num(r, "ends")
             bpc = num(r, "bytes") / shown if shown else 0
             rew, ref = num(r, "rewound"), num(r, "refused")
-            succ = f"{100 * rew / (rew + ref):7.2f}%" if rew + ref else "       -"
+            # Padding is not a rewind: its refusals have no success rate
+            succ = (f"{100 * rew / (rew + ref):7.2f}%"
+                    if r["mode"] == "tree" and rew + ref else "       -")
             per = (run_s - t_nop) / calls * 1e9
             vs = (run_s - t_graph) / calls * 1e9
             mode = "graph" if r["mode"] == "graph" else r["mode"]
@@ -105,7 +107,8 @@ workload.  covered: newest minus oldest time stamp in the buffer
 bounded by the run.  events: entries in per_cpu/cpu0/stats.  calls:
 calls shown in the output (entries and leaves; return lines in exits
 mode).  B/call: buffer bytes (stats) per call shown.  rewound/refused:
-stats counters, success = rewound / (rewound + refused).  ns/call: (run
+stats counters (refused counts failed paddings in pad mode), success =
+rewound / (rewound + refused) in tree mode.  ns/call: (run
 - nop run) / functions executed; vs graph: the same against plain
 function_graph.  Functions executed: sum of hits of the function
 profiler in a separate run of the same workload.""")
