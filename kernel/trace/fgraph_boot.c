@@ -14,8 +14,11 @@
  * A call that returns faster than the threshold and left no record of
  * its own callees behind is removed again by moving the tail back over
  * its entry record, so the array keeps only the calls that matter and
- * their nesting.  The hook is disarmed at the end of ftrace_init(); a
- * function graph user takes over after sched_init() (see below).  A
+ * their nesting.  The hook is disarmed at the end of ftrace_init(), or
+ * at the end of the early parameters when the buffer is off, with
+ * fgraph_boot_arch_disarm(), which may rewrite kernel text: the boot CPU
+ * runs alone then.  A function graph user takes over after sched_init()
+ * (see below).  A
  * late initcall copies the records out of init memory, which is then
  * freed with the rest of it, and tracefs shows them as
  * "fgraph_boot_trace" in the text format of the function_graph tracer.
@@ -34,6 +37,7 @@
 #include <linux/kstrtox.h>
 #include <linux/irqflags.h>
 #include <linux/math64.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
@@ -378,6 +382,7 @@ void __init notrace fgraph_boot_early_params_done(void)
 {
 	if (!fgraph_boot_on) {
 		fgraph_boot_end(true, NULL);
+		fgraph_boot_arch_disarm();
 		return;
 	}
 	if (fgraph_boot_recording && fgraph_boot_started) {
@@ -394,6 +399,7 @@ void __init notrace fgraph_boot_early_params_done(void)
 void __init notrace fgraph_boot_stop(void)
 {
 	fgraph_boot_end(false, "ftrace_init()");
+	fgraph_boot_arch_disarm();
 }
 
 /**
@@ -406,6 +412,7 @@ void __init notrace fgraph_boot_stop(void)
  */
 void __init notrace fgraph_boot_pause(void)
 {
+	fgraph_boot_arch_disarm();
 	if (!fgraph_boot_recording)
 		return;
 	fgraph_boot_armed = 0;
@@ -580,6 +587,14 @@ static __init void fgraph_boot_finish(const char *why)
 	raw_local_irq_restore(flags);
 	if (fgraph_boot_graph) {
 		unregister_ftrace_graph(&fgraph_boot_gops);
+		/*
+		 * The ops and its handlers are init memory.  A static ops
+		 * gets no grace period from unregister_ftrace_graph(): wait
+		 * until no task can still be in a handler (with
+		 * CONFIG_PREEMPTION, one may be preempted there) before
+		 * free_initmem() can take them away.
+		 */
+		synchronize_rcu_tasks();
 		fgraph_boot_graph = false;
 	}
 }
