@@ -10,6 +10,7 @@
  * checks afterwards that no rewound event was ever read and that every
  * event read back is intact and in time order.
  */
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -344,6 +345,223 @@ static void rw_test_disabled(struct kunit *test)
 	rw_expect_empty(test);
 }
 
+/*
+ * An "NMI" that writes one event at a given point of a rewind, through a
+ * static stub on the rewind's test hook: the moments no interrupt can
+ * reach, since the rewind runs with interrupts off.
+ */
+static struct {
+	struct trace_buffer	*buffer;
+	enum rb_rewind_point	point;
+	u32			val;
+	u64			ts;
+	int			written;
+} rw_nmi;
+
+static void rw_nmi_write(struct trace_buffer *buffer,
+			 enum rb_rewind_point point)
+{
+	struct ring_buffer_event *event;
+
+	if (buffer != rw_nmi.buffer || point != rw_nmi.point || rw_nmi.written)
+		return;
+	rw_now = rw_nmi.ts;
+	event = ring_buffer_lock_reserve(buffer, sizeof(u32));
+	if (!event)
+		return;
+	*(u32 *)ring_buffer_event_data(event) = rw_nmi.val;
+	ring_buffer_unlock_commit(buffer);
+	rw_nmi.written = 1;
+}
+
+static int rw_rewind_with_nmi(struct kunit *test,
+			      struct ring_buffer_rewind_mark *mark,
+			      enum rb_rewind_point point, u32 val, u64 ts)
+{
+	struct rw_ctx *ctx = test->priv;
+	int ret;
+
+	rw_nmi.buffer = ctx->buffer;
+	rw_nmi.point = point;
+	rw_nmi.val = val;
+	rw_nmi.ts = ts;
+	rw_nmi.written = 0;
+	kunit_activate_static_stub(test, rb_test_rewind_point, rw_nmi_write);
+	ret = rw_rewind(test, mark);
+	kunit_deactivate_static_stub(test, rb_test_rewind_point);
+	KUNIT_EXPECT_EQ(test, rw_nmi.written, 1);
+	return ret;
+}
+
+/*
+ * An NMI event after the checks, before the write index moves back: the
+ * move fails, the event's commit comes back and both events are read.
+ */
+static void rw_test_nmi_before_move(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+
+	rw_write(test, 1, 1000, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	KUNIT_EXPECT_EQ(test, rw_rewind_with_nmi(test, &mark,
+						 RB_REWIND_BEFORE_MOVE,
+						 3, 3000), -EBUSY);
+	rw_expect_counts(test, 0, 1);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 3UL);
+	rw_write(test, 4, 4000, NULL);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 2, 2000);
+	rw_expect_event(test, 3, 3000);
+	rw_expect_event(test, 4, 4000);
+	rw_expect_empty(test);
+}
+
+/*
+ * An NMI event where the removed one was, before the time stamps are
+ * restored: they must not be, or the next event would be stamped
+ * relative to the event before the removed one instead of the NMI's.
+ */
+static void rw_test_nmi_after_move(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+
+	rw_write(test, 1, 1000, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	KUNIT_EXPECT_EQ(test, rw_rewind_with_nmi(test, &mark,
+						 RB_REWIND_AFTER_MOVE,
+						 3, 3000), 0);
+	rw_expect_counts(test, 1, 0);
+	rw_write(test, 4, 4000, NULL);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 3, 3000);
+	rw_expect_event(test, 4, 4000);
+	rw_expect_empty(test);
+}
+
+/* Write events of @len bytes of data, ending at time @ts */
+static void rw_write_len(struct kunit *test, u32 val, u64 ts, unsigned int len,
+			 struct ring_buffer_rewind_mark *mark)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_event *event;
+
+	rw_now = ts;
+	preempt_disable();
+	ring_buffer_rewind_mark_start(ctx->buffer, mark);
+	event = ring_buffer_lock_reserve(ctx->buffer, len);
+	if (!event) {
+		preempt_enable();
+		KUNIT_FAIL_AND_ABORT(test, "no room for event %u\n", val);
+	}
+	memset(ring_buffer_event_data(event), 0, len);
+	*(u32 *)ring_buffer_event_data(event) = val;
+	ring_buffer_unlock_commit(ctx->buffer);
+	KUNIT_EXPECT_TRUE(test, ring_buffer_rewind_mark_end(ctx->buffer, mark));
+	preempt_enable();
+}
+
+/*
+ * The marked event fills its page exactly, and an NMI event before the
+ * move goes to the next page: the page's write index stays where the
+ * checks expect it, so the event is still removed, but the time stamps
+ * must not come back, since the NMI's event follows the one before.
+ */
+static void rw_test_nmi_exact_fill(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	unsigned int room = ring_buffer_subbuf_size_get(ctx->buffer);
+	unsigned int n = (room - 64) / RW_EVENT_SIZE;
+	unsigned int last = room - n * RW_EVENT_SIZE;
+	u32 i;
+
+	/* The first event of the page has no delta: n events of 8 bytes */
+	for (i = 1; i <= n; i++)
+		rw_write(test, i, 1000 + i, NULL);
+	/* And one with the 4 byte header that takes the rest of the page */
+	rw_write_len(test, n + 1, 1000 + n + 1, last - 4, &mark);
+	KUNIT_ASSERT_EQ(test, rw_bytes(test),
+			(unsigned long)n * RW_EVENT_SIZE + last);
+
+	KUNIT_EXPECT_EQ(test, rw_rewind_with_nmi(test, &mark,
+						 RB_REWIND_BEFORE_MOVE,
+						 n + 2, 5000), 0);
+	rw_write(test, n + 3, 6000, NULL);
+	for (i = 1; i <= n; i++)
+		rw_expect_event(test, i, 1000 + i);
+	rw_expect_event(test, n + 2, 5000);
+	rw_expect_event(test, n + 3, 6000);
+	rw_expect_empty(test);
+}
+
+/* A snapshot swap of the CPU buffer, or a resize, comes in between */
+static void rw_test_swapped(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	struct trace_buffer *other;
+
+	if (!IS_ENABLED(CONFIG_RING_BUFFER_ALLOW_SWAP))
+		kunit_skip(test, "needs CONFIG_RING_BUFFER_ALLOW_SWAP");
+	other = ring_buffer_alloc(RW_BUF_SIZE, RB_FL_OVERWRITE);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	ring_buffer_set_clock(other, rw_clock);
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	KUNIT_EXPECT_EQ(test, ring_buffer_swap_cpu(ctx->buffer, other,
+						   ctx->cpu), 0);
+	/* Another CPU buffer now, with a page at the same offset */
+	rw_write(test, 2, 2000, NULL);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	/* And the same one again */
+	KUNIT_EXPECT_EQ(test, ring_buffer_swap_cpu(ctx->buffer, other,
+						   ctx->cpu), 0);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_empty(test);
+	ring_buffer_free(other);
+}
+
+static void rw_test_resized(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	KUNIT_ASSERT_EQ(test, ring_buffer_resize(ctx->buffer, 2 * RW_BUF_SIZE,
+						 ctx->cpu), 0);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_empty(test);
+}
+
+/*
+ * A splice reader (ring_buffer_read_page()) takes the page with the
+ * event, as a consuming reader does.
+ */
+static void rw_test_spliced(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	struct buffer_data_read_page *rpage;
+	int ret;
+
+	rw_write(test, 1, 1000, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	KUNIT_ASSERT_EQ(test, ring_buffer_alloc_read_page(ctx->buffer,
+							  ctx->cpu, &rpage),
+			0);
+	ret = ring_buffer_read_page(ctx->buffer, rpage,
+				    ring_buffer_subbuf_size_get(ctx->buffer),
+				    ctx->cpu, 0);
+	KUNIT_EXPECT_GE(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_expect_counts(test, 0, 1);
+	ring_buffer_free_read_page(ctx->buffer, ctx->cpu, rpage);
+	rw_expect_empty(test);
+}
+
 static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_after_commit),
 	KUNIT_CASE(rw_test_time_extend),
@@ -354,6 +572,12 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_page_boundary),
 	KUNIT_CASE(rw_test_reset),
 	KUNIT_CASE(rw_test_disabled),
+	KUNIT_CASE(rw_test_nmi_before_move),
+	KUNIT_CASE(rw_test_nmi_after_move),
+	KUNIT_CASE(rw_test_nmi_exact_fill),
+	KUNIT_CASE(rw_test_swapped),
+	KUNIT_CASE(rw_test_resized),
+	KUNIT_CASE(rw_test_spliced),
 	{}
 };
 
