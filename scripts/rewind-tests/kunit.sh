@@ -1,17 +1,22 @@
 #!/bin/sh
-# Guest script: run the ring_buffer_rewind KUnit suites (module
-# ring_buffer_rewind_kunit) and fail unless both pass and the kernel log
-# holds no warning, BUG or KASAN report.
+# Guest script: run the ring buffer KUnit suites (modules
+# ring_buffer_rewind_kunit and ring_buffer_guarded_kunit) and fail unless
+# every suite passes and the kernel log holds no warning, BUG or KASAN
+# report.
 #   scripts/workbench run CONFIG [--smp N] --out DIR scripts/rewind-tests/kunit.sh
 # The stress suite runs for STRESS_SECONDS (default 10); set it with
 #   --append 'ring_buffer_rewind_kunit.stress_seconds=N'
+# The KTAP output is left in /out/kunit-dmesg.txt (make check counts
+# its test cases).
 mkdir -p /out
 dmesg -c > /dev/null
-modprobe ring_buffer_rewind_kunit || { echo "modprobe failed"; exit 1; }
+st=0
+for mod in ring_buffer_rewind_kunit ring_buffer_guarded_kunit; do
+	modprobe $mod || { echo "modprobe $mod failed"; st=1; }
+done
 dmesg > /out/kunit-dmesg.txt
 cat /out/kunit-dmesg.txt
-st=0
-for suite in ring_buffer_rewind ring_buffer_rewind_stress; do
+for suite in ring_buffer_rewind ring_buffer_rewind_stress ring_buffer_guarded; do
 	if grep -q "^[[:space:]]*ok [0-9]* $suite\$" /out/kunit-dmesg.txt; then
 		echo "PASS: $suite"
 	else

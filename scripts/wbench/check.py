@@ -10,6 +10,8 @@ is "N passed, N failed"; the exit status is non-zero if anything failed.
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -76,6 +78,43 @@ def step_mypy() -> Counts:
     return (1, 0) if proc.returncode == 0 else (0, 1)
 
 
+# A KUnit test case's result line in the kernel log, after the printk
+# time stamp: "    ok 3 rw_test_nested", indented under its suite (the
+# suites' own result lines are not indented).
+KUNIT_CASE_RE = re.compile(r"^(?:\[[^\]]*\] )?\s+(not ok|ok) \d+ (\w+)")
+
+
+def step_kunit() -> Counts:
+    """The ring buffer KUnit suites in the guest (scripts/rewind-tests)."""
+    build.build("patched")
+    out = cache_dir() / "check" / "kunit"
+    if out.exists():
+        shutil.rmtree(out)
+    proc = run([str(REPO / "scripts" / "workbench"), "run", "patched",
+                "--no-build", "--quiet", "--smp", "2", "--append",
+                "ring_buffer_rewind_kunit.stress_seconds=10", "--out",
+                str(out), str(REPO / "scripts" / "rewind-tests" / "kunit.sh")],
+               check=False)
+    log_file = out / "kunit-dmesg.txt"
+    if not log_file.exists():
+        raise WorkbenchError("the KUnit guest run left no kernel log "
+                             f"(exit status {proc.returncode})")
+    passed = failed = 0
+    for line in log_file.read_text(errors="replace").splitlines():
+        m = KUNIT_CASE_RE.match(line)
+        if not m or "# SKIP" in line:
+            continue
+        if m.group(1) == "ok":
+            passed += 1
+        else:
+            failed += 1
+            log(f"check: KUnit case failed: {m.group(2)}")
+    # A suite that did not run, or a kernel warning, fails the guest script
+    if proc.returncode != 0 and failed == 0:
+        failed = 1
+    return passed, failed
+
+
 def step_selftest() -> Counts:
     config = build.KernelConfig.load("patched")
     tree = build.source_tree(config)
@@ -107,6 +146,7 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
         "scripts/tests/test_guest.py")),
     ("early boot function graph buffer: guest boots", pytest_step(
         "scripts/tests/test_fgraph_boot.py")),
+    ("ring buffer KUnit suites in the guest", step_kunit),
     ("ftracetest and project .tc tests on patched", step_selftest),
 ]
 
