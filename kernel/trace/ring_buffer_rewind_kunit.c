@@ -22,12 +22,15 @@
 #include <linux/slab.h>
 #include <linux/trace_clock.h>
 #include <linux/vmalloc.h>
+#include <asm/local.h>
 
 #define RW_BUF_SIZE	(16 * 1024)
 /* A data event with a four byte payload: header plus payload */
 #define RW_EVENT_SIZE	8
 /* A time extend that precedes an event whose delta does not fit */
 #define RW_EXTEND_SIZE	8
+/* The header of a sub-buffer page: its time stamp and commit index */
+#define RW_PAGE_HDR_SIZE	(sizeof(u64) + sizeof(local_t))
 
 static u64 rw_now;
 
@@ -470,7 +473,8 @@ static void rw_test_nmi_exact_fill(struct kunit *test)
 {
 	struct rw_ctx *ctx = test->priv;
 	struct ring_buffer_rewind_mark mark;
-	unsigned int room = ring_buffer_subbuf_size_get(ctx->buffer);
+	unsigned int room = ring_buffer_subbuf_size_get(ctx->buffer) -
+			    RW_PAGE_HDR_SIZE;
 	unsigned int n = (room - 64) / RW_EVENT_SIZE;
 	unsigned int last = room - n * RW_EVENT_SIZE;
 	u32 i;
