@@ -140,6 +140,15 @@ static unsigned long rw_bytes(struct kunit *test)
 	return ring_buffer_bytes_cpu(ctx->buffer, ctx->cpu);
 }
 
+static void rw_expect_padded(struct kunit *test, unsigned long padded)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_EQ(test,
+			ring_buffer_rewinds_padded_cpu(ctx->buffer, ctx->cpu),
+			padded);
+}
+
 static void rw_expect_counts(struct kunit *test, unsigned long done,
 			     unsigned long refused)
 {
@@ -217,14 +226,11 @@ static void rw_test_nested(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &outer));
 	KUNIT_ASSERT_TRUE(test, rw_write(test, 3, 1200, &inner));
 
-	/* Not the last event: refused, and nothing changes */
-	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), -EBUSY);
-	KUNIT_EXPECT_EQ(test, rw_entries(test), 3UL);
-
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &inner), 0);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), 0);
 	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
-	rw_expect_counts(test, 2, 1);
+	rw_expect_counts(test, 2, 0);
+	rw_expect_padded(test, 0);
 
 	rw_write(test, 4, 1300, NULL);
 	rw_expect_event(test, 1, 1000);
@@ -232,18 +238,78 @@ static void rw_test_nested(struct kunit *test)
 	rw_expect_empty(test);
 }
 
-/* Anything written after the event keeps it in place */
+/*
+ * An event with anything written after it cannot be removed: it becomes
+ * padding in place, keeps its room, and the later events their stamps.
+ */
 static void rw_test_later_event(struct kunit *test)
 {
 	struct ring_buffer_rewind_mark mark;
+	unsigned long bytes;
 
-	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
-	rw_write(test, 2, 2000, NULL);
-	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_write(test, 1, 1000, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	rw_write(test, 3, 3000, NULL);
+	bytes = rw_bytes(test);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 	KUNIT_EXPECT_EQ(test, rw_entries(test), 2UL);
-	rw_expect_counts(test, 0, 1);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+	rw_expect_counts(test, 0, 0);
+	rw_expect_padded(test, 1);
+	/* A mark is used up by padding too */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EINVAL);
+	rw_write(test, 4, 4000, NULL);
 	rw_expect_event(test, 1, 1000);
-	rw_expect_event(test, 2, 2000);
+	rw_expect_event(test, 3, 3000);
+	rw_expect_event(test, 4, 4000);
+	rw_expect_empty(test);
+}
+
+/*
+ * A rewind takes back the padding that follows its event: the entries of
+ * a call's children that had to be padded go with the call's entry.
+ */
+static void rw_test_padding_run(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark outer, inner, irq;
+	unsigned long bytes;
+
+	rw_write(test, 1, 1000, NULL);
+	bytes = rw_bytes(test);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &outer));
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 3, 1200, &inner));
+	/* Something else that writes after the inner event, and goes */
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 4, 1300, &irq));
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &inner), 0);
+	rw_expect_padded(test, 1);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &irq), 0);
+	/* Now only the padded inner event follows the outer one */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), 0);
+	rw_expect_counts(test, 2, 0);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+
+	/* The next event is stamped from event 1, with no extra stamp */
+	rw_write(test, 5, 1500, NULL);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes + RW_EVENT_SIZE);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 5, 1500);
+	rw_expect_empty(test);
+}
+
+/* Data after the padding keeps the outer event in place: padded too */
+static void rw_test_padding_then_data(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark outer, inner;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &outer));
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &inner));
+	rw_write(test, 3, 1200, NULL);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &inner), 0);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), 0);
+	rw_expect_counts(test, 0, 0);
+	rw_expect_padded(test, 2);
+	rw_expect_event(test, 3, 1200);
 	rw_expect_empty(test);
 }
 
@@ -274,36 +340,42 @@ static void rw_test_peeked(struct kunit *test)
 	rw_expect_event(test, 1, 1000);
 }
 
-/* The page boundary is never crossed backwards */
+/*
+ * The page boundary is never crossed backwards. The event that opened a
+ * page is removed by emptying that page; the last event of the page
+ * before is behind the boundary and becomes padding.
+ */
 static void rw_test_page_boundary(struct kunit *test)
 {
-	struct ring_buffer_rewind_mark last, first = {}, second;
-	unsigned long entries;
-	u32 n = 0;
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark last, first, second;
+	unsigned int room = ring_buffer_subbuf_size_get(ctx->buffer) -
+			    RW_PAGE_HDR_SIZE;
+	u32 n = room / RW_EVENT_SIZE;
+	unsigned long bytes;
+	u32 i;
 
-	/* Fill the first page until an event lands on the next one */
-	do {
-		last = first;
-		KUNIT_ASSERT_LT(test, n, 4096U);
-		n++;
-	} while (rw_write(test, n, 1000 + n, &first));
-	/* The event that opened a page cannot be rewound */
-	KUNIT_EXPECT_GT(test, n, 100U);
-	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), -EINVAL);
+	/* Fill the first page: the next event does not fit */
+	for (i = 1; i < n; i++)
+		rw_write(test, i, 1000 + i, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n, 1000 + n, &last));
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 1, 1000 + n + 1, &first));
+	bytes = rw_bytes(test) - RW_EVENT_SIZE;
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 2, 1000 + n + 2, &second));
 
-	n++;
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n, 1000 + n, &second));
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &second), 0);
-	/* Now the first event of the page is last again, but still stays */
-	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), -EINVAL);
-	/* And the last event of the previous page is behind the boundary */
-	KUNIT_EXPECT_EQ(test, rw_rewind(test, &last), -EBUSY);
-	rw_expect_counts(test, 1, 3);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), 0);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+	/* The tail stays on the new page: the last event is padded */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &last), 0);
+	rw_expect_counts(test, 2, 0);
+	rw_expect_padded(test, 1);
 
-	entries = rw_entries(test);
-	KUNIT_EXPECT_EQ(test, entries, (unsigned long)n - 1);
-	for (u32 i = 1; i < n; i++)
+	rw_write(test, n + 3, 1000 + n + 3, NULL);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), (unsigned long)n);
+	for (i = 1; i < n; i++)
 		rw_expect_event(test, i, 1000 + i);
+	rw_expect_event(test, n + 3, 1000 + n + 3);
 	rw_expect_empty(test);
 }
 
@@ -571,6 +643,8 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_time_extend),
 	KUNIT_CASE(rw_test_nested),
 	KUNIT_CASE(rw_test_later_event),
+	KUNIT_CASE(rw_test_padding_run),
+	KUNIT_CASE(rw_test_padding_then_data),
 	KUNIT_CASE(rw_test_consumed),
 	KUNIT_CASE(rw_test_peeked),
 	KUNIT_CASE(rw_test_page_boundary),
@@ -645,7 +719,6 @@ static struct {
 	u32			first_late_id;
 	unsigned long		first_late_read;
 	unsigned long		first_back_read;
-	atomic_t		bad_rewinds;
 } st;
 
 static u32 st_check(u32 id, u32 stream)
@@ -696,20 +769,20 @@ static void st_cycle(u32 stream, struct rnd_state *rnd, int depth)
 
 		if (!written[i])
 			continue;
-		/* One call in eight is slow and stays */
-		if (!(prandom_u32_state(rnd) & 7)) {
+		/*
+		 * One call in eight is slow and stays, and so do its callers,
+		 * as in the function graph tracer.
+		 */
+		if (kept_inner || !(prandom_u32_state(rnd) & 7)) {
 			kept_inner = true;
 			continue;
 		}
+		/* Removed, or padded where it is: it must never be read */
 		ret = ring_buffer_rewind_tail(st.buffer, &marks[i]);
-		if (!ret) {
-			/* Nothing may be removed from under a kept event */
-			if (kept_inner)
-				atomic_inc(&st.bad_rewinds);
+		if (!ret)
 			set_bit(ids[i], st.streams[stream].rewound);
-		} else {
+		else
 			kept_inner = true;
-		}
 	}
 }
 
@@ -917,7 +990,6 @@ static void rw_test_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, misorders, 0UL);
 	KUNIT_EXPECT_EQ(test, st.backwards, 0UL);
 	KUNIT_EXPECT_EQ(test, st.late, 0UL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&st.bad_rewinds), 0);
 
 	for (i = 0; i < nstreams; i++) {
 		vfree(st.streams[i].rewound);
