@@ -3,17 +3,13 @@
 
 from __future__ import annotations
 
-import array
 import fnmatch
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, Node,
-                    FuncStats, add_node_stats, new_node, task_name)
+from .model import (COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, FuncStats,
+                    Node, Timeline, add_node_stats, new_node, task_name)
 
 Roots = Dict[str, Node]
-# Timestamps have whole microseconds: a callee may seem to outlast its
-# caller by less than this through rounding alone.
-CLIP_NS = 1000
 
 
 def walk(node: Node, path: Tuple[str, ...] = ()) -> Iterator[
@@ -163,10 +159,14 @@ def backtraces(roots: Roots, func: str) -> List[Tuple[Tuple[str, ...],
 
 
 def folded(roots: Roots, weight: str = "time", by_task: bool = False,
-           focus: Optional[str] = None) -> Iterator[Tuple[str, int]]:
+           focus: Optional[str] = None,
+           negative: Optional[List[int]] = None
+           ) -> Iterator[Tuple[str, int]]:
     """Folded stacks: (a;b;c, value).  With weight "time" the value is
     the local time in ns of calls on exactly that stack, with "count"
-    the number of those calls."""
+    the number of those calls.  Stacks whose local time is negative
+    (the trace's callees outlast their caller) cannot be drawn: they
+    are left out, and counted in negative as [stacks, ns]."""
     agg: Dict[str, int] = {}
     for task, root in roots.items():
         prefix: Tuple[str, ...] = (task_name(task),) if by_task else ()
@@ -176,116 +176,17 @@ def folded(roots: Roots, weight: str = "time", by_task: bool = False,
             if focus is not None and focus not in path:
                 continue
             v = n[LOCAL] if weight == "time" else n[COUNT]
-            if v <= 0:
+            if not v:
                 continue
             key = ";".join(path)
             agg[key] = agg.get(key, 0) + v
     for k in sorted(agg):
-        yield k, agg[k]
-
-
-class Timeline:
-    """Calls with start and end times, per track, in compact arrays.
-
-    Timeline outputs hold one record per counted call (about 40 bytes);
-    use --min-dur or a time window to bound very long traces."""
-
-    def __init__(self, by: str = "task") -> None:
-        self.by = by
-        self.names: Dict[str, int] = {}
-        self.name_list: List[str] = []
-        self.tracks: Dict[str, Tuple["array.array[int]", ...]] = {}
-        self.start = BIG
-        self.end = 0
-        self.clipped = 0
-
-    def sink(self, key: str, cpu: str, depth: int, name: str,
-             start: int, end: int) -> None:
-        # by CPU: one track per task on each CPU, so that a track only
-        # holds the nested calls of one task
-        track = key if self.by == "task" else \
-            "CPU %s: %s" % (cpu or "?", task_name(key))
-        t = self.tracks.get(track)
-        if t is None:
-            t = self.tracks[track] = (array.array("q"), array.array("q"),
-                                      array.array("i"), array.array("i"))
-        fid = self.names.get(name)
-        if fid is None:
-            fid = self.names[name] = len(self.name_list)
-            self.name_list.append(name)
-        t[0].append(start)
-        t[1].append(end)
-        t[2].append(depth)
-        t[3].append(fid)
-        if start < self.start:
-            self.start = start
-        if end > self.end:
-            self.end = end
-
-    def window(self, lo: int, hi: int) -> "Timeline":
-        """A copy with the calls that overlap [lo, hi), cut to it."""
-        out = Timeline(self.by)
-        out.names = dict(self.names)
-        out.name_list = list(self.name_list)
-        for track, (s, e, dp, f) in self.tracks.items():
-            t: Optional[Tuple["array.array[int]", ...]] = None
-            for i in range(len(s)):
-                if s[i] >= hi or e[i] <= lo:
-                    continue
-                if t is None:
-                    t = out.tracks[track] = (
-                        array.array("q"), array.array("q"),
-                        array.array("i"), array.array("i"))
-                a, b = max(s[i], lo), min(e[i], hi)
-                t[0].append(a)
-                t[1].append(b)
-                t[2].append(dp[i])
-                t[3].append(f[i])
-                out.start = min(out.start, a)
-                out.end = max(out.end, b)
-        return out
-
-    def nested(self, track: str) -> List[List[int]]:
-        """The track's calls as [start, end, level, fid] in start order,
-        adjusted so that they nest and never go back in time: a call
-        starts no earlier than the previous event on the track and ends
-        no earlier than its last callee.  Timestamps are printed in
-        whole microseconds while durations keep nanoseconds, so raw
-        intervals can overlap by a fraction of a microsecond; these
-        adjustments are at most that large on a clean trace.  The level
-        is the nesting level on the track, counted from 0.  A call that
-        ends more than CLIP_NS after its caller's end (an inconsistent
-        duration, not rounding) is cut to its caller's end and counted
-        in self.clipped."""
-        s, e, dp, f = self.tracks[track]
-        order = sorted(range(len(s)), key=lambda i: (s[i], dp[i], -e[i]))
-        out: List[List[int]] = []
-        stack: List[Tuple[int, List[int]]] = []   # (depth, record)
-        cursor = -BIG
-        for i in order:
-            d = dp[i]
-            while stack and stack[-1][0] >= d:
-                rec = stack.pop()[1]
-                if rec[1] < cursor:
-                    rec[1] = cursor
-                cursor = rec[1]
-            st = s[i] if s[i] > cursor else cursor
-            en = e[i]
-            if stack and en > stack[-1][1][1] + CLIP_NS:
-                # ends well after its caller returned: a bad duration
-                # in the trace; cut it to the caller's end
-                en = stack[-1][1][1]
-                self.clipped += 1
-            rec = [st, en if en > st else st, len(stack), f[i]]
-            out.append(rec)
-            stack.append((d, rec))
-            cursor = st
-        while stack:
-            rec = stack.pop()[1]
-            if rec[1] < cursor:
-                rec[1] = cursor
-            cursor = rec[1]
-        return out
+        v = agg[k]
+        if v > 0:
+            yield k, v
+        elif v < 0 and negative is not None:
+            negative[0] += 1
+            negative[1] += v
 
 
 def diff_stats(a: Dict[str, FuncStats], b: Dict[str, FuncStats]
@@ -325,7 +226,8 @@ def ordered_folded(tl: Timeline, by_task: bool = True
             if until > t:
                 t = until
 
-        for rec in tl.nested(track):
+        for p in tl.nested(track):
+            rec = [max(p[0], tl.start), max(p[1], tl.start), p[2], p[3]]
             while stack and stack[-1][2] >= rec[2]:
                 yield from emit(stack[-1][1])
                 stack.pop()

@@ -30,8 +30,7 @@ import re
 from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
-from .analysis import Timeline
-from .model import BIG, FtdError, task_name
+from .model import BIG, FtdError, Timeline, task_name
 
 # printk and console output: the printk entry points, the console
 # flush and the console drivers' write functions (pl011 on the QEMU
@@ -410,10 +409,10 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     # nested records of the boot path, clipped to their pieces
     recs: List[List[int]] = []
     for track, lo, hi in pieces:
-        for r in tl.nested(track):
-            if r[0] >= hi or r[1] <= lo:
+        for p in tl.nested(track):
+            if p[0] >= hi or p[1] <= lo:
                 continue
-            recs.append([max(r[0], lo), min(r[1], hi), r[2], r[3]])
+            recs.append([max(p[0], lo), min(p[1], hi), p[2], p[3]])
     # the end of the boot: the exec of /init by pid 1
     end = max(r[1] for r in recs)
     if until is not None:

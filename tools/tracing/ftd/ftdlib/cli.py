@@ -15,11 +15,12 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 from . import VERSION
 from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
                    fold_small, read_system_map, write_boot)
-from .analysis import (Timeline, backtraces, diff_stats, folded,
+from .analysis import (backtraces, diff_stats, folded,
                        func_stats, matcher, merged_tree, ordered_folded,
                        relations, top_callees)
 from .model import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_MALFORMED,
-                    EXIT_OK, EXIT_USAGE, FtdError, FuncStats, TraceInfo)
+                    EXIT_OK, EXIT_USAGE, FtdError, FuncStats, Timeline,
+                    TraceInfo)
 from .output import (parse_sort, sort_stats, write_chrome, write_diff,
                      write_folded, write_speedscope, write_table,
                      write_tree)
@@ -221,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     _svgopts(fc)
     fc.add_argument("--tracks", choices=("task", "cpu"), default="task")
     fc.add_argument("--max-lanes", type=int, default=64)
+    fc.add_argument("--min-px", type=float, default=0.05, metavar="PX",
+                    help="leave out calls narrower than PX pixels at "
+                    "full width (default 0.05)")
 
     ch = add("chrome", "Chrome trace-event JSON (Perfetto UI, "
              "chrome://tracing)")
@@ -446,9 +450,16 @@ def cmd_folded(a: argparse.Namespace, out: TextIO) -> Walker:
         write_folded(out, list(ordered_folded(tl)), a.weight)
         return w
     w = load(a.trace, a)
+    negative = [0, 0]
     items = list(folded(w.roots(), "count" if a.weight == "count"
-                        else "time", a.per_task, a.focus))
+                        else "time", a.per_task, a.focus, negative))
     write_folded(out, items, a.weight)
+    if negative[0]:
+        warn("%s: %d stack%s with negative local time (%.3f us in all) "
+             "left out: the printed durations of their callees add up "
+             "to more than their own (see LOCAL TIME in ftd.rst)" % (
+                 w.info.name, negative[0], "s" if negative[0] > 1 else "",
+                 -negative[1] / 1000.0))
     return w
 
 
@@ -478,6 +489,7 @@ def _timeline(a: argparse.Namespace,
               what: str) -> Tuple[Walker, Timeline]:
     tl = Timeline(getattr(a, "tracks", "task"))
     w = load(a.trace, a, tl.sink, need_time=what, flat=True)
+    tl.set_origin(w.info.first_ts)
     if not tl.tracks:
         raise FtdError("%s: no completed calls with timestamps" %
                        w.info.name)
@@ -487,7 +499,8 @@ def _timeline(a: argparse.Namespace,
 def cmd_flamechart(a: argparse.Namespace, out: TextIO) -> Walker:
     w, tl = _timeline(a, "a flame chart")
     title = a.title or "Flame chart: %s" % os.path.basename(w.info.name)
-    flamechart(out, tl, title, _hl(a), a.width, max_lanes=a.max_lanes)
+    flamechart(out, tl, title, _hl(a), a.width, min_px=a.min_px,
+               max_lanes=a.max_lanes)
     return w
 
 
@@ -551,6 +564,7 @@ def info_dict(w: Walker) -> Dict[str, object]:
         "unnamed_returns_without_entry": i.unnamed_orphans,
         "entries_without_return": i.unfinished,
         "lost_returns": i.missing_returns,
+        "calls_cut": i.cut_calls,
         "max_depth": i.max_depth,
         "cpus": sorted(i.cpus),
         "tasks": dict(sorted(i.tasks.items(), key=lambda kv: -kv[1])),

@@ -9,9 +9,8 @@ import json
 from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
-from .analysis import Timeline
 from .model import (COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats,
-                    Node, task_cpu, task_name)
+                    Node, Timeline, BEFORE, STRETCHED, task_cpu, task_name)
 
 FIELDS = ["function", "count", "total_us", "avg_us", "min_us", "max_us",
           "local_us"]
@@ -261,10 +260,20 @@ def write_chrome(out: TextIO, tl: Timeline) -> None:
                                                           tid}}))
     names = [json.dumps(n) for n in tl.name_list]
     for track, (pid, tid, label) in ids.items():
-        for st, en, lvl, fid in tl.nested(track):
+        for st, en, lvl, fid, flags, dur in tl.nested(track):
+            args = ""
+            if flags:
+                # cut at the start of the trace, or drawn longer than
+                # printed so that its callees keep their durations
+                args = ',"args":{"printed_dur_us":%.3f%s%s}' % (
+                    dur / 1000.0,
+                    ',"began_before_trace":true' if flags & BEFORE
+                    else "", ',"callees_longer":true'
+                    if flags & STRETCHED else "")
+                st = max(st, base)
             emit('{"name":%s,"ph":"X","ts":%.3f,"dur":%.3f,"pid":%d,'
-                 '"tid":%d}' % (names[fid], (st - base) / 1000.0,
-                                (en - st) / 1000.0, pid, tid))
+                 '"tid":%d%s}' % (names[fid], (st - base) / 1000.0,
+                                  (en - st) / 1000.0, pid, tid, args))
     out.write("\n]}\n")
 
 
@@ -273,11 +282,20 @@ def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
     base = tl.start if tl.start != (1 << 62) else 0
     ids = _track_ids(tl)
     profiles = []
+    frames = [{"name": n} for n in tl.name_list]
+    early: Dict[int, int] = {}    # frame -> its "began before" frame
     for track, (pid, tid, label) in ids.items():
         events: List[Dict[str, object]] = []
         stack: List[List[int]] = []
-        recs = tl.nested(track)
-        for rec in recs:
+        for p in tl.nested(track):
+            rec = [max(p[0], base), max(p[1], base), p[2], p[3]]
+            if p[4] & BEFORE:
+                fr = early.get(p[3])
+                if fr is None:
+                    fr = early[p[3]] = len(frames)
+                    frames.append({"name": tl.name_list[p[3]] +
+                                   " (began before the trace)"})
+                rec[3] = fr
             while stack and stack[-1][2] >= rec[2]:
                 top = stack.pop()
                 events.append({"type": "C", "frame": top[3],
@@ -299,7 +317,7 @@ def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
             "events": events})
     doc = {
         "$schema": "https://www.speedscope.app/file-format-schema.json",
-        "shared": {"frames": [{"name": n} for n in tl.name_list]},
+        "shared": {"frames": frames},
         "profiles": profiles,
         "name": name,
         "activeProfileIndex": 0,

@@ -19,13 +19,13 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
-from typing import (Any, Callable, Dict, Iterable, List, Optional, Pattern,
+from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
                     Sequence, Tuple)
 
 from .inputs import TraceInput, TruncatedInput
-from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, TOTAL, FtdError,
-                    FuncStats, Layout, Node, TraceInfo, add_node_stats,
-                    new_node, task_name)
+from .model import (BIG, CLIP_NS, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL,
+                    FtdError, FuncStats, Layout, Node, TraceInfo,
+                    add_node_stats, ran_inside, task_name)
 
 # Pieces of the line, one per optional column, in the kernel's order
 # (print_graph_prologue() and print_graph_duration()).
@@ -54,8 +54,6 @@ TRACER_RE = re.compile(r"# tracer: (\S+)")
 ALL_LAYOUTS = [Layout(*bits) for bits in
                itertools.product((False, True), repeat=6)]
 
-Frame = List[Any]   # [name, depth, child_ns, ts, node, cpu]
-TaskState = List[Any]  # [stack, pending, key, root, lines]
 
 
 def layout_regex(lay: Layout) -> Pattern[str]:
@@ -127,6 +125,16 @@ def ts_ns(ts: str) -> int:
     return int(sec) * 1000000000 + int((frac + "000000000")[:9])
 
 
+def stamp_ns(ts: str) -> int:
+    """A time stamp field in ns, -1 when it is empty or not a number
+    (the split path does not check that field).  Through a float: exact
+    to the nanosecond for time stamps below 10^6 s."""
+    try:
+        return int(float(ts) * 1e9 + 0.5) if ts else -1
+    except ValueError:
+        return -1
+
+
 def dur_ns(dur: str) -> int:
     return int(float(dur) * 1000 + 0.5)
 
@@ -167,7 +175,8 @@ class Filters:
 
 
 # A sink gets every counted call: (track key, cpu, depth, name,
-# start_ns, end_ns).  Used for timelines.
+# start_ns, end_ns), end_ns - start_ns being the printed duration.
+# Used for timelines.
 Sink = Callable[[str, str, int, str, int, int], None]
 # An open sink gets every call still open at the end of the input:
 # (track key, cpu, depth, name, start_ns).
@@ -177,63 +186,480 @@ OpenSink = Callable[[str, str, int, str, int], None]
 # every "#" header line as ("", "", -1, text).
 CommentSink = Callable[[str, str, int, str], None]
 
+# At most this many pieces of calls without a known caller are kept
+# apart per depth (see Pending); older ones are merged.
+PENDING_CAP = 8
+UNKNOWN = "(unknown)"
 
-class Walker:
-    """Parses one trace and builds the per-task call trees."""
 
-    def __init__(self, filters: Optional[Filters] = None,
-                 sink: Optional[Sink] = None,
-                 need_time: str = "", flat: bool = False,
-                 count_lines: bool = False) -> None:
-        # flat: per-function totals only, no call paths.  Every node then
-        # shares one children dict, so a name always finds the same node
-        # and no subtree is ever built or merged.
-        self.flat: Optional[Dict[str, Node]] = {} if flat else None
-        self.filters = filters or Filters()
-        self.count_lines = count_lines
+def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
+    """The key of a line's task.  Each CPU has its own idle task, all
+    printed as <idle>-0, so pid 0 gets its CPU appended; without a task
+    column, the task is the one the CPU last switched to."""
+    if task:
+        return task if task[-2:] != "-0" else task + "/" + cpu
+    return curtask.get(cpu) or "?/" + cpu
+
+
+class Frame:
+    """A call whose entry was seen and whose return was not yet."""
+
+    __slots__ = ("name", "depth", "child_ns", "ts", "node", "cpu", "seg",
+                 "segi")
+
+    def __init__(self, name: str, depth: int, ts: str, node: Node,
+                 cpu: str, seg: Optional["Pending"], segi: int) -> None:
+        self.name = name
+        self.depth = depth
+        self.child_ns = 0       # durations of its direct callees
+        self.ts = ts            # entry time stamp as printed, or ""
+        self.node = node
+        self.cpu = cpu
+        self.seg = seg          # where it waits when it has no caller:
+        self.segi = segi        # seg's entry segi
+
+
+class Pending:
+    """Calls that finished at one depth of a task while no caller was
+    open (the start of a trace, exits-only output, after a cut), in
+    time order, until a return one level up shows whose callees they
+    were.  Entry i has the start of the call (first[i]; -1 when the
+    trace has no time stamps), its duration (total[i]) and, unless the
+    call tree is flat, a children dict holding the call's node with its
+    subtree (kids[i]).  Beyond PENDING_CAP entries, the two oldest are
+    merged into one (starting with the first)."""
+
+    __slots__ = ("first", "total", "kids")
+
+    def __init__(self) -> None:
+        self.first: List[int] = []
+        self.total: List[int] = []
+        self.kids: List[Dict[str, Node]] = []
+
+
+class TaskState:
+    """One task's open calls and its call tree."""
+
+    __slots__ = ("key", "stack", "pending", "root", "lines", "cpu",
+                 "maxpend", "since")
+
+    def __init__(self, key: str, root: Node) -> None:
+        self.key = key
+        self.stack: List[Frame] = []
+        self.pending: Dict[int, Pending] = {}
+        self.root = root
+        self.lines = 0
+        self.cpu = ""           # CPU of the task's last line
+        self.maxpend = -1       # deepest key of pending, -1 if none
+        self.since = 0          # LOST markers seen when stack[0] began
+
+
+class CallBuilder:
+    """Rebuilds calls from function lines, one stack per task, and adds
+    every completed call into its task's call tree.
+
+    The reader calls enter(), leaf() and ret() for the three shapes of
+    function text; ret() hands returns without an entry to orphan().
+    cut() ends a task's open calls when the trace has a gap (a LOST
+    marker on its CPU, or a jump in depth)."""
+
+    def __init__(self, info: TraceInfo, filters: Filters,
+                 sink: Optional[Sink], flat: bool) -> None:
+        self.info = info
+        self.filters = filters
         self.sink = sink
-        self.need_time = need_time
-        self.info = TraceInfo()
+        # flat: per-function totals only, no call paths.  Every node
+        # then shares one children dict, so a name always finds the
+        # same node and no subtree is ever built or merged.
+        self.flat: Optional[Dict[str, Node]] = {} if flat else None
+        self.plain = sink is None and not filters.call_filter()
         self.tasks: Dict[str, TaskState] = {}
-        self.curtask: Dict[str, str] = {}
-        self.layout: Optional[Layout] = None
-        self.fast: Optional[Pattern[str]] = None
-        self.in_comment = False
-        self.lineno = 0
-        self.max_malformed_kept = 5
-        self._keep_cache: Dict[str, bool] = {}
-        self.cpuset: set[str] = set()
-        self._dcache: Dict[str, int] = {}
-        self._stmap: Dict[str, TaskState] = {}
-        self._dmap: Dict[str, int] = {}
-        self.layout_changed = False
         self.open_sink: Optional[OpenSink] = None
-        self.comment_sink: Optional[CommentSink] = None
+        self.lost_seq = 0       # LOST markers so far
+        self.entries = 0
+        self.leaves = 0
+        self.returns = 0        # matched returns
+        self.named_returns = 0  # of those: "} /* name */"
+        self.orphans = 0
 
-    # ---- tasks -------------------------------------------------------
-    def _task(self, key: str) -> TaskState:
+    # ---- state -------------------------------------------------------
+    def task(self, key: str) -> TaskState:
         st = self.tasks.get(key)
         if st is None:
-            root = self._new("")
-            st = [[], {0: root}, key, root, 0, 0]
-            self.tasks[key] = st
+            st = self.tasks[key] = TaskState(key, self._new(""))
         return st
 
-    def _pending(self, st: TaskState, depth: int) -> Node:
-        pend: Dict[int, Node] = st[1]
-        node = pend.get(depth)
+    def _new(self, name: str) -> Node:
+        return [name, {} if self.flat is None else self.flat, 0, 0, BIG,
+                0, 0]
+
+    def _kids(self) -> Dict[str, Node]:
+        return {} if self.flat is None else self.flat
+
+    def _child(self, kids: Dict[str, Node], name: str) -> Node:
+        node = kids.get(name)
         if node is None:
-            node = self._new("")
-            pend[depth] = node
-            if depth > st[5]:
-                st[5] = depth
+            node = kids[name] = [name, {} if self.flat is None
+                                 else self.flat, 0, 0, BIG, 0, 0]
         return node
 
-    def _new(self, name: str) -> Node:
-        node = new_node(name)
-        if self.flat is not None:
-            node[KIDS] = self.flat
-        return node
+    def _add(self, st: TaskState, depth: int, first: int, total: int,
+             kids: Optional[Dict[str, Node]]) -> Tuple[Pending, int]:
+        """Add a call to the ones waiting for a caller at depth; its
+        entry there (kids is None in flat mode)."""
+        p = st.pending.get(depth)
+        if p is None:
+            p = st.pending[depth] = Pending()
+            if depth > st.maxpend:
+                st.maxpend = depth
+        firsts = p.first
+        if len(firsts) >= PENDING_CAP:
+            totals = p.total
+            if firsts[0] < 0:
+                firsts[0] = firsts[1]
+            totals[0] += totals[1]
+            del firsts[1], totals[1]
+            if kids is not None:
+                merge_kids(p.kids[0], p.kids.pop(1))
+        firsts.append(first)
+        p.total.append(total)
+        if kids is not None:
+            p.kids.append(kids)
+        return p, len(firsts) - 1
+
+    def _wrap(self, st: TaskState, p: Pending, n: int, depth: int) -> None:
+        """The first n calls waiting in p have no caller in the trace:
+        they become the callees of one "(unknown)" call (not counted),
+        which waits at depth."""
+        firsts = [t for t in p.first[:n] if t >= 0]
+        total = sum(p.total[:n])
+        kids: Optional[Dict[str, Node]] = None
+        if self.flat is None:
+            kids = {}
+            node = self._child(kids, UNKNOWN)
+            node[TOTAL] += total
+            for k in p.kids[:n]:
+                merge_kids(node[KIDS], k)
+            del p.kids[:n]
+        del p.first[:n], p.total[:n]
+        self._add(st, depth, min(firsts) if firsts else -1, total, kids)
+
+    def _unwind(self, st: TaskState, depth: int) -> None:
+        """Drop open frames at depth >= depth: their returns are lost."""
+        stack = st.stack
+        while stack and stack[-1].depth >= depth:
+            stack.pop()
+            self.info.missing_returns += 1
+
+    def cut(self, st: TaskState) -> None:
+        """End the task's open calls: the trace lost the lines between
+        them and what follows, so they get no duration (counted in
+        info.cut_calls) and no later call is taken as their callee.
+        The calls waiting for a caller keep none."""
+        self.info.cut_calls += len(st.stack)
+        st.stack = []
+        self._flush(st)
+
+    def _flush(self, st: TaskState) -> None:
+        """Calls still waiting for a caller go under the task's root."""
+        if self.flat is None:
+            root = st.root[KIDS]
+            for depth in sorted(st.pending):
+                for kids in st.pending[depth].kids:
+                    merge_kids(root, kids)
+        st.pending = {}
+        st.maxpend = -1
+
+    def _jump(self, st: TaskState) -> None:
+        """A line deeper than one below the innermost open call.  Since
+        a LOST marker (on any CPU: the task may have run there), that is
+        a gap, and the open calls end.  Without lost events it is a call
+        made through functions whose entries the kernel does not print
+        (the irq entry path on ARM goes through two), and it keeps its
+        caller."""
+        if st.since != self.lost_seq:
+            self.cut(st)
+
+    def lost(self, cpu: str) -> None:
+        """A LOST marker on cpu: every task whose last line was on that
+        CPU may have lost lines."""
+        self.lost_seq += 1
+        for st in self.tasks.values():
+            if st.cpu == cpu and (st.stack or st.pending):
+                self.cut(st)
+
+    # ---- the four kinds of function lines ----------------------------
+    # Without filters or sink (self.plain), a completed call is added to
+    # its node in place: that is _count() without the checks.
+    def enter(self, st: TaskState, depth: int, name: str, ts: str,
+              cpu: str) -> None:
+        """func() {"""
+        stack = st.stack
+        if stack:
+            top = stack[-1]
+            if top.depth + 1 != depth:
+                if top.depth >= depth:
+                    self._unwind(st, depth)
+                if stack and stack[-1].depth + 1 < depth:
+                    self._jump(st)
+                    stack = st.stack
+        seg: Optional[Pending] = None
+        segi = 0
+        if stack:
+            kids = stack[-1].node[KIDS]
+        else:
+            kids = {} if self.flat is None else self.flat
+            seg, segi = self._add(st, depth, stamp_ns(ts), 0,
+                                  None if self.flat is not None else kids)
+            st.since = self.lost_seq
+        node = kids.get(name)
+        if node is None:
+            node = kids[name] = [name, {} if self.flat is None
+                                 else self.flat, 0, 0, BIG, 0, 0]
+        stack.append(Frame(name, depth, ts, node, cpu, seg, segi))
+        self.entries += 1
+
+    def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: str,
+             cpu: str) -> None:
+        """func();  d is the printed duration in ns, -1 if none."""
+        stack = st.stack
+        if stack:
+            top = stack[-1]
+            if top.depth + 1 != depth:
+                if top.depth >= depth:
+                    self._unwind(st, depth)
+                if stack and stack[-1].depth + 1 < depth:
+                    self._jump(st)
+                    stack = st.stack
+        if d < 0:
+            d = 0
+        if stack:
+            top = stack[-1]
+            top.child_ns += d
+            kids = top.node[KIDS]
+        else:
+            kids = {} if self.flat is None else self.flat
+            self._add(st, depth, stamp_ns(ts), d,
+                      None if self.flat is not None else kids)
+        self.leaves += 1
+        node = kids.get(name)
+        if node is None:
+            node = kids[name] = [name, {} if self.flat is None
+                                 else self.flat, 0, 0, BIG, 0, 0]
+        if self.plain:
+            node[COUNT] += 1
+            node[TOTAL] += d
+            if d < node[MIN]:
+                node[MIN] = d
+            if d > node[MAX]:
+                node[MAX] = d
+            node[LOCAL] += d
+        else:
+            self._count(st.key, cpu, node, depth, d, 0, stamp_ns(ts))
+
+    def ret(self, st: TaskState, depth: int, name: Optional[str], d: int,
+            ts: str, cpu: str) -> None:
+        """}  or  } /* name */ (name None for a bare brace)."""
+        stack = st.stack
+        if stack and stack[-1].depth > depth:
+            self._unwind(st, depth + 1)
+        if stack:
+            fr = stack[-1]
+            if fr.depth == depth:
+                stack.pop()
+                if name is None or fr.name == name:
+                    if name is not None:
+                        self.named_returns += 1
+                    if d < 0:
+                        t0, t1 = stamp_ns(fr.ts), stamp_ns(ts)
+                        d = t1 - t0 if t0 >= 0 and t1 >= t0 else 0
+                    if stack:
+                        stack[-1].child_ns += d
+                    elif fr.seg is not None:
+                        fr.seg.total[fr.segi] += d
+                        t1 = stamp_ns(ts)
+                        if 0 <= t1 - d < fr.seg.first[fr.segi]:
+                            fr.seg.first[fr.segi] = t1 - d
+                    self.returns += 1
+                    if self.plain:
+                        node = fr.node
+                        node[COUNT] += 1
+                        node[TOTAL] += d
+                        if d < node[MIN]:
+                            node[MIN] = d
+                        if d > node[MAX]:
+                            node[MAX] = d
+                        node[LOCAL] += d - fr.child_ns
+                    else:
+                        self._count(st.key, fr.cpu, fr.node, depth, d,
+                                    fr.child_ns, self._start(fr.ts, ts, d))
+                    return
+                # same depth, another function: both halves were lost
+                self.info.missing_returns += 1
+        self.orphan(st, depth, name, d, ts, cpu)
+
+    @staticmethod
+    def _start(entry: str, ret: str, d: int) -> int:
+        """When a call with both lines began: no later than its entry's
+        time stamp, and no later than its return's minus its duration.
+        Both records are written after the times the duration is taken
+        from, and an interrupt between the call's start and the writing
+        of its entry (its lines are then printed before the entry) makes
+        the entry's stamp late by the interrupt's length."""
+        t0, t1 = stamp_ns(entry), stamp_ns(ret)
+        # both stamps are cut to the microsecond
+        if t1 >= 0 and t1 + CLIP_NS - d < t0:
+            return t1 + CLIP_NS - d
+        return t0
+
+    def orphan(self, st: TaskState, depth: int, name: Optional[str],
+               d: int, ts: str, cpu: str) -> None:
+        """A return whose entry is not in the trace: the start of a
+        trace, or exits-only output (tracing_thresh).  Named, it is
+        counted; a bare } is not, but its time still goes to its caller
+        and the calls that ended inside it stay its own, under
+        "(unknown)".  With no caller open, it takes as callees the
+        calls that ended one level deeper since the last return at its
+        depth and began after it did (when time stamps say so)."""
+        if d < 0:
+            d = 0
+        if name is None:
+            self.info.unnamed_orphans += 1
+        else:
+            self.orphans += 1
+        stack = st.stack
+        try:
+            start = int(float(ts) * 1e9 + 0.5) - d if ts else -1
+        except ValueError:
+            start = -1
+        if stack:
+            top = stack[-1]
+            if top.depth + 1 < depth and st.since != self.lost_seq:
+                self.cut(st)
+            else:
+                top.child_ns += d
+                if name is not None:
+                    self._count(st.key, cpu, self._child(top.node[KIDS],
+                                                         name),
+                                depth, d, 0, start)
+                return
+        pend = st.pending
+        # Calls deeper than depth + 1 lack their caller one level up: it
+        # is not in the trace (under the threshold, or overwritten).
+        k = st.maxpend
+        while k > depth + 1:
+            p = pend.get(k)
+            if p is not None and p.first:
+                self._wrap(st, p, len(p.first), k - 1)
+            k -= 1
+        child_ns = 0
+        flat = self.flat
+        kids = {} if flat is None else flat
+        if name is None:
+            name = UNKNOWN
+        node = kids.get(name)
+        if node is None:
+            node = kids[name] = [name, {} if flat is None else flat,
+                                 0, 0, BIG, 0, 0]
+        p = pend.get(depth + 1)
+        if p is not None and p.first:
+            firsts = p.first
+            i = len(firsts)
+            if start >= 0:
+                end = start + d
+                totals = p.total
+                while i and (firsts[i - 1] < 0 or ran_inside(
+                        firsts[i - 1], firsts[i - 1] + totals[i - 1],
+                        start, end)):
+                    i -= 1
+            else:
+                i = 0
+            if i:
+                # began before this call: under a caller of their own
+                # that is not in the trace
+                self._wrap(st, p, i, depth)
+            child_ns = sum(p.total)
+            if flat is None:
+                for sub in p.kids:
+                    if node[KIDS]:
+                        merge_kids(node[KIDS], sub)
+                    else:
+                        node[KIDS] = sub
+                p.kids = []
+            p.first = []
+            p.total = []
+        st.maxpend = depth
+        p = pend.get(depth)
+        if p is not None and len(p.first) < PENDING_CAP:
+            p.first.append(start)
+            p.total.append(d)
+            if flat is None:
+                p.kids.append(kids)
+        else:
+            self._add(st, depth, start, d, kids if flat is None else None)
+        if name is UNKNOWN:
+            node[TOTAL] += d
+        elif self.plain:
+            node[COUNT] += 1
+            node[TOTAL] += d
+            if d < node[MIN]:
+                node[MIN] = d
+            if d > node[MAX]:
+                node[MAX] = d
+            node[LOCAL] += d - child_ns
+        else:
+            self._count(st.key, cpu, node, depth, d, child_ns, start)
+
+    def _count(self, key: str, cpu: str, node: Node, depth: int, d: int,
+               child_ns: int, start: int) -> None:
+        """Add one completed call to its node (and to the sink)."""
+        if not self.plain:
+            f = self.filters
+            if f.min_dur and d < f.min_dur:
+                return
+            if f.max_depth is not None and depth > f.max_depth:
+                return
+            if f.t_start is not None and (start < 0 or start < f.t_start):
+                return
+            if f.t_end is not None and (start < 0 or start >= f.t_end):
+                return
+        node[COUNT] += 1
+        node[TOTAL] += d
+        if d < node[MIN]:
+            node[MIN] = d
+        if d > node[MAX]:
+            node[MAX] = d
+        node[LOCAL] += d - child_ns
+        if self.sink is not None and start >= 0:
+            self.sink(key, cpu, depth, node[NAME], start, start + d)
+
+    # ---- end ---------------------------------------------------------
+    def finish(self) -> None:
+        """Count unfinished calls and hang the calls still waiting for
+        a caller under the task roots."""
+        info = self.info
+        info.entries += self.entries
+        info.leaves += self.leaves
+        info.returns += self.returns + self.orphans
+        info.orphan_returns += self.orphans
+        # funcgraph-tail names every return; without it only those
+        # whose entry the kernel no longer knew are named
+        info.tail = self.named_returns * 2 > self.returns
+        self.entries = self.leaves = self.returns = self.orphans = 0
+        for st in self.tasks.values():
+            info.unfinished += len(st.stack)
+            if self.open_sink is not None:
+                for fr in st.stack:
+                    t = stamp_ns(fr.ts)
+                    if t >= 0:
+                        self.open_sink(st.key, fr.cpu, fr.depth, fr.name,
+                                       t)
+            st.stack = []
+            self._flush(st)
+            info.tasks[st.key] = st.lines
+
+    def roots(self) -> Dict[str, Node]:
+        return {k: st.root for k, st in self.tasks.items()}
 
     def func_stats(self) -> Dict[str, FuncStats]:
         """Per-function totals (both modes)."""
@@ -247,10 +673,64 @@ class Walker:
                 fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
         return out
 
+
+class Walker:
+    """Reads one trace line by line and hands its function lines to a
+    CallBuilder.
+
+    The reader finds the column layout, splits each line into its
+    fields, keeps track of the current task of each CPU (for traces
+    without a task column), and handles every line that is not a
+    function line: headers, context switches, irq arrows, LOST markers,
+    comments and malformed lines."""
+
+    def __init__(self, filters: Optional[Filters] = None,
+                 sink: Optional[Sink] = None,
+                 need_time: str = "", flat: bool = False,
+                 count_lines: bool = False) -> None:
+        self.filters = filters or Filters()
+        self.need_time = need_time
+        self.info = TraceInfo()
+        self.calls = CallBuilder(self.info, self.filters, sink, flat)
+        self.curtask: Dict[str, str] = {}
+        self.layout: Optional[Layout] = None
+        self.fast: Optional[Pattern[str]] = None
+        self.in_comment = False
+        self.lineno = 0
+        self.max_malformed_kept = 5
+        self._keep_cache: Dict[str, bool] = {}
+        self.cpuset: set[str] = set()
+        # raw task field -> (task state, cpu); raw duration field -> ns
+        self._stmap: Dict[str, Tuple[TaskState, str]] = {}
+        self._dmap: Dict[str, int] = {}
+        self.layout_changed = False
+        self.comment_sink: Optional[CommentSink] = None
+        del count_lines     # every task's lines are always counted
+
+    @property
+    def tasks(self) -> Dict[str, TaskState]:
+        return self.calls.tasks
+
+    @property
+    def open_sink(self) -> Optional[OpenSink]:
+        return self.calls.open_sink
+
+    @open_sink.setter
+    def open_sink(self, fn: Optional[OpenSink]) -> None:
+        self.calls.open_sink = fn
+
+    def roots(self) -> Dict[str, Node]:
+        return self.calls.roots()
+
+    def func_stats(self) -> Dict[str, FuncStats]:
+        return self.calls.func_stats()
+
     # ---- layout ------------------------------------------------------
     def _set_layout(self, lay: Layout) -> None:
         if lay != self.layout:
             self.layout_changed = True
+            self._stmap.clear()
+            self._dmap.clear()
         self.layout = lay
         self.info.layout = lay
         self.fast = layout_regex(lay)
@@ -271,9 +751,8 @@ class Walker:
     # ---- main loop ---------------------------------------------------
     def run(self, inp: TraceInput) -> TraceInfo:
         self.info.name = inp.name
-        batches = inp.batches()
         try:
-            for batch in batches:
+            for batch in inp.batches():
                 if self.fast is None:
                     self._prime(batch)
                 self._batch(batch)
@@ -314,17 +793,20 @@ class Walker:
             self._set_layout(lay)
 
     def _batch(self, batch: List[str]) -> None:
-        """The hot loop.  The common cases are inlined; everything else
-        goes through self._full() (regex, then the general code) or
-        self._line() (lines that are not function lines).
+        """The hot loop: split the line, find its task and duration,
+        and hand the four common shapes of function text to the call
+        builder; everything else goes through self._function() (every
+        function line, in full) or self._line() (lines that are not
+        function lines).
 
-        Lines are first split at '|'.  When the layout has a task
-        column, the field holding CPU and task maps straight to the
-        task's state and the duration field straight to nanoseconds,
-        through two dictionaries filled from lines the regex parsed.
-        Both map a raw field to what that field alone determines, so a
-        hit is as good as a regex match; a miss goes to the regex."""
-        info = self.info
+        When the layout has a task column, lines are split at '|': the
+        field holding CPU and task maps straight to the task's state and
+        the duration field straight to nanoseconds, through two
+        dictionaries filled from lines the regex parsed.  Both map a raw
+        field to what that field alone determines, so a hit is as good
+        as a regex match; a miss goes to the regex.  A line whose layout
+        changes the layout restarts the loop on the rest of the
+        batch."""
         if self.fast is None:
             for i, line in enumerate(batch):
                 self.lineno += 1
@@ -333,40 +815,37 @@ class Walker:
                     self._batch(batch[i + 1:])
                     return
             return
-        fast = self.fast.match
         self.layout_changed = False
         lay = self.layout
-        if (self.sink is not None or self.filters.line_filter() or
-                self.filters.call_filter() or lay is None or
-                not lay.duration or self.count_lines):
-            self._batch_general(batch, fast)
+        assert lay is not None
+        if self.filters.line_filter() or not lay.duration:
+            self._batch_general(batch)
             return
-        tasks = self.tasks
+        calls = self.calls
+        enter, leaf, ret = calls.enter, calls.leaf, calls.ret
+        orphan = calls.orphan
+        tasks = calls.tasks
+        newtask = calls.task
         curtask = self.curtask
+        fast = self.fast.match
         slow = self._line
-        full = self._full
-        newtask = self._task
-        pending = self._pending
-        flat = self.flat
-        dcache = self._dcache
-        if len(dcache) > 200000:
-            dcache.clear()
+        function = self._function
+        learn = self._learn
         stmap = self._stmap
         dmap = self._dmap
-        durf = DUR_FIELD_RE.match
         if len(dmap) > 200000:
             dmap.clear()
+        durf = DUR_FIELD_RE.match
         splitok = lay.proc
         nf = 3 + lay.abstime + lay.reltime + lay.lat
         ki = lay.abstime + lay.reltime
         di = nf - 2
         abst = lay.abstime
         n0 = n = self.lineno
-        entries = leaves = returns = orphans = 0
-        maxdepth = info.max_depth
-        last_ts = ""
-        lastcpu = ""
         cpuset = self.cpuset
+        lastcpu = ""
+        ts = ""
+        maxdepth = self.info.max_depth
         if batch and not batch[-1].endswith("\n"):
             batch[-1] += "\n"
         for line in batch:
@@ -374,219 +853,104 @@ class Walker:
             if splitok:
                 parts = line.split("|")
                 if len(parts) == nf:
-                    st = stmap.get(parts[ki])
+                    sc = stmap.get(parts[ki])
                     d = dmap.get(parts[di])
-                    if d is None and st is not None:
+                    if d is None and sc is not None:
                         # a new duration: the field alone says it
                         md = durf(parts[di])
                         if md is not None:
                             g = md.group(1)
                             d = dmap[parts[di]] = \
                                 int(float(g) * 1000 + 0.5) if g else -1
-                    if st is None or d is None:
-                        r = self._learn(line, parts, ki, di, n)
+                    if sc is None or d is None:
+                        self.lineno = n
+                        r = learn(line, parts, ki, di)
                         if r is None:
                             if self.layout_changed:
-                                self._flush_counts(entries, leaves, returns,
-                                                   orphans, maxdepth, "")
                                 self._batch(batch[n - n0:])
                                 return
                             continue
-                        st, d, depth, body = r
+                        st, cpu, d, depth, body, ts = r
                     else:
+                        st, cpu = sc
                         text = parts[-1]
                         body = text.strip()
                         depth = (len(text) - len(body) - 3) >> 1
+                        if abst:
+                            ts = parts[0]
                 elif len(parts) == 1:
                     # no '|' at all: blank, switch or lost-events line
                     self.lineno = n
                     slow(line)
                     if self.layout_changed:
-                        self._flush_counts(entries, leaves, returns,
-                                           orphans, maxdepth, "")
                         self._batch(batch[n - n0:])
                         return
                     continue
                 else:
                     self.lineno = n
-                    r = self._learn(line, None, 0, 0, n)
+                    r = learn(line, None, 0, 0)
                     if r is None:
                         if self.layout_changed:
-                            self._flush_counts(entries, leaves, returns,
-                                               orphans, maxdepth, "")
                             self._batch(batch[n - n0:])
                             return
                         continue
-                    st, d, depth, body = r
+                    st, cpu, d, depth, body, ts = r
             else:
                 m = fast(line)
                 if m is None:
                     self.lineno = n
                     slow(line)
                     if self.layout_changed:
-                        self._flush_counts(entries, leaves, returns,
-                                           orphans, maxdepth, "")
                         self._batch(batch[n - n0:])
                         return
                     continue
                 ts, cpu, task, dur, ind, body = m.groups()
-                if task:
-                    key = task if task[-2:] != "-0" else task + "/" + cpu
-                else:
-                    key = curtask.get(cpu) or "?/" + cpu
-                st = tasks.get(key)
-                if st is None:
-                    st = newtask(key)
+                key = task_key(task, cpu, curtask)
+                st = tasks.get(key) or newtask(key)
                 if cpu != lastcpu:
                     cpuset.add(cpu)
                     lastcpu = cpu
                 depth = len(ind) >> 1
-                if dur is None:
-                    d = -1
-                else:
-                    d = dcache.get(dur)
-                    if d is None:
-                        d = dcache[dur] = int(float(dur) * 1000 + 0.5)
+                d = dur_ns(dur) if dur else -1
+            st.lines += 1
+            st.cpu = cpu
+            if depth > maxdepth:
+                maxdepth = self.info.max_depth = depth
             c = body[-1:]
-            stack = st[0]
             if c == "{":
-                if stack:
-                    if stack[-1][1] >= depth:
-                        self.lineno = n
-                        full(line)
-                        continue
-                    parent = stack[-1][4]
-                else:
-                    parent = pending(st, depth)
-                name = body[:-4]
-                kids = parent[1]
-                node = kids.get(name)
-                if node is None:
-                    node = kids[name] = [name, {} if flat is None else flat,
-                                         0, 0, BIG, 0, 0]
-                stack.append([name, depth, 0, None, node, None])
-                entries += 1
-                if depth > maxdepth:
-                    maxdepth = depth
-                continue
-            if d < 0:
-                self.lineno = n
-                full(line)
-                continue
-            if c == ";":
-                name = body[:-3]
-                if stack:
-                    top = stack[-1]
-                    if top[1] >= depth:
-                        self.lineno = n
-                        full(line)
-                        continue
-                    top[2] += d
-                    parent = top[4]
-                else:
-                    parent = pending(st, depth)
-                    parent[3] += d
-                kids = parent[1]
-                node = kids.get(name)
-                if node is None:
-                    node = kids[name] = [name, {} if flat is None else flat,
-                                         0, 0, BIG, 0, 0]
-                node[2] += 1
-                node[3] += d
-                if d < node[4]:
-                    node[4] = d
-                if d > node[5]:
-                    node[5] = d
-                node[6] += d
-                leaves += 1
-                if depth > maxdepth:
-                    maxdepth = depth
-                continue
-            if c == "}" and stack and stack[-1][1] == depth:
-                fr = stack.pop()
-            elif c == "/" and body[0] == "}" and stack and \
-                    stack[-1][1] == depth and \
-                    body[5:-3].partition(" = ")[0] == stack[-1][0]:
-                fr = stack.pop()
-                info.tail = True
-            elif c == "/" and body[0] == "}" and not stack:
-                # exits-only output (tracing_thresh) and the returns at
-                # the start of a trace, whose entries were overwritten
+                if body[-4:] == "() {":
+                    enter(st, depth, body[:-4], ts, cpu)
+                    continue
+            elif c == ";":
+                if body[-3:] == "();":
+                    leaf(st, depth, body[:-3], d, ts, cpu)
+                    continue
+            elif c == "}":
+                if body == "}":
+                    ret(st, depth, None, d, ts, cpu)
+                    continue
+            elif c == "/" and body[:5] == "} /* ":
                 name = body[5:-3]
                 if " = " in name:
                     name = name.partition(" = ")[0]
-                    info.retval = True
-                pend = st[1]
-                parent = pend.get(depth)
-                if parent is None:
-                    parent = pend[depth] = [
-                        None, {} if flat is None else flat, 0, 0, BIG, 0, 0]
-                    if depth > st[5]:
-                        st[5] = depth
-                kids = parent[1]
-                node = kids.get(name)
-                if node is None:
-                    node = kids[name] = [name, {} if flat is None else flat,
-                                         0, 0, BIG, 0, 0]
-                child_ns = 0
-                mp = st[5]
-                if mp == depth + 1 and flat is not None:
-                    sub = pend.pop(mp, None)
-                    if sub is not None:
-                        child_ns = sub[3]
-                    st[5] = depth
-                elif mp > depth:
-                    for k in range(depth + 1, mp + 1):
-                        sub = pend.pop(k, None)
-                        if sub is None:
-                            continue
-                        if k == depth + 1:
-                            child_ns = sub[3]
-                        if sub[1] and flat is None:
-                            if node[1]:
-                                merge_kids(node[1], sub[1])
-                            else:
-                                node[1] = sub[1]
-                    st[5] = depth
-                node[2] += 1
-                node[3] += d
-                if d < node[4]:
-                    node[4] = d
-                if d > node[5]:
-                    node[5] = d
-                node[6] += d - child_ns
-                parent[3] += d
-                orphans += 1
-                if depth > maxdepth:
-                    maxdepth = depth
+                    self.info.retval = True
+                if st.stack:
+                    ret(st, depth, name, d, ts, cpu)
+                else:
+                    orphan(st, depth, name, d, ts, cpu)
                 continue
-            else:
-                self.lineno = n
-                full(line)
-                continue
-            node = fr[4]
-            node[2] += 1
-            node[3] += d
-            if d < node[4]:
-                node[4] = d
-            if d > node[5]:
-                node[5] = d
-            node[6] += d - fr[2]
-            if stack:
-                stack[-1][2] += d
-            else:
-                pending(st, depth)[3] += d
-            returns += 1
+            self.lineno = n
+            st.lines -= 1
+            function(line)
         self.lineno = n
-        self._flush_counts(entries, leaves, returns, orphans, maxdepth,
-                           self._last_ts(batch))
+        self._note_batch_ts(batch)
 
-    def _last_ts(self, batch: List[str]) -> str:
-        """The timestamp of the last timed line of a batch (and of the
-        first one, for the first batch)."""
+    def _note_batch_ts(self, batch: List[str]) -> None:
+        """The first and last time stamps, from the first and last
+        timed lines of a batch."""
         if self.layout is None or not self.layout.abstime or \
                 self.fast is None:
-            return ""
+            return
         if self.info.first_ts is None:
             for line in batch[:200]:
                 m = self.fast.match(line)
@@ -596,97 +960,65 @@ class Walker:
         for line in reversed(batch[-200:]):
             m = self.fast.match(line)
             if m is not None and m.group(1):
-                return str(m.group(1))
-        return ""
+                self._note_ts(m.group(1))
+                return
 
     def _learn(self, line: str, parts: Optional[List[str]], ki: int,
-               di: int, n: int) -> Optional[Tuple[TaskState, int, int,
-                                                  str]]:
+               di: int) -> Optional[Tuple[TaskState, str, int, int, str,
+                                          str]]:
         """Parse a line with the regex; remember its task and duration
         fields for the split path.  None: not a function line (handled
         here)."""
         assert self.fast is not None
         m = self.fast.match(line)
         if m is None:
-            self.lineno = n
             self._line(line)
             return None
         ts, cpu, task, dur, ind, body = m.groups()
-        if task:
-            key = task if task[-2:] != "-0" else task + "/" + cpu
-        else:
-            key = self.curtask.get(cpu) or "?/" + cpu
-        st = self.tasks.get(key)
-        if st is None:
-            st = self._task(key)
-        st[4] += 1
+        st = self.calls.task(task_key(task, cpu, self.curtask))
         if cpu:
             self.cpuset.add(cpu)
         depth = len(ind) >> 1
-        d = -1 if dur is None else dur_ns(dur)
+        d = dur_ns(dur) if dur else -1
         if parts is not None and parts[-1].strip() == body and \
                 body and (len(parts[-1]) - len(body) - 3) >> 1 == depth:
-            self._stmap[parts[ki]] = st
+            self._stmap[parts[ki]] = (st, cpu)
             self._dmap[parts[di]] = d
-        return st, d, depth, body
+        return st, cpu, d, depth, body, ts or ""
 
-    def _full(self, line: str) -> None:
-        """One function line through the regex and the general code."""
+    def _batch_general(self, batch: List[str]) -> None:
+        """All lines through the regex and the general code (line
+        filters, no duration column)."""
+        n0 = self.lineno
+        for i, line in enumerate(batch):
+            self.lineno = n0 + i + 1
+            self._function(line)
+            if self.layout_changed:
+                self.layout_changed = False
+                self._batch(batch[i + 1:])
+                return
+
+    def _function(self, line: str) -> None:
+        """One line through the regex and the general code."""
         assert self.fast is not None
         m = self.fast.match(line)
         if m is None:
             self._line(line)
             return
         ts, cpu, task, dur, ind, body = m.groups()
-        if task:
-            key = task if task[-2:] != "-0" else task + "/" + cpu
-        else:
-            key = self.curtask.get(cpu) or "?/" + cpu
-        st = self.tasks.get(key)
-        if st is None:
-            st = self._task(key)
-        self._event(st, key, cpu, ts, len(ind) >> 1, body, dur, line)
-
-    def _flush_counts(self, entries: int, leaves: int, returns: int,
-                      orphans: int, maxdepth: int, last_ts: str) -> None:
-        info = self.info
-        info.entries += entries
-        info.leaves += leaves
-        info.returns += returns + orphans
-        info.orphan_returns += orphans
-        if maxdepth > info.max_depth:
-            info.max_depth = maxdepth
-        if last_ts:
-            self._note_ts(last_ts)
-
-    def _batch_general(self, batch: List[str],
-                       fast: Callable[[str], Any]) -> None:
-        """All lines through the general path (filters, timelines, no
-        duration column)."""
-        n0 = self.lineno
-        for i, line in enumerate(batch):
-            self.lineno = n0 + i + 1
-            m = fast(line)
-            if m is None:
-                self._line(line)
-                if self.layout_changed:
-                    self._batch(batch[i + 1:])
-                    return
-                continue
-            ts, cpu, task, dur, ind, body = m.groups()
-            if task:
-                key = task if task[-2:] != "-0" else task + "/" + cpu
-            else:
-                key = self.curtask.get(cpu) or "?/" + cpu
-            st = self.tasks.get(key)
-            if st is None:
-                st = self._task(key)
-            st[4] += 1
-            if cpu:
-                self.cpuset.add(cpu)
-            if ts:
-                self._note_ts(ts)
-            self._event(st, key, cpu, ts, len(ind) >> 1, body, dur, line)
+        key = task_key(task, cpu, self.curtask)
+        st = self.calls.task(key)
+        st.lines += 1
+        if cpu:
+            self.cpuset.add(cpu)
+            st.cpu = cpu
+        if ts:
+            self._note_ts(ts)
+        depth = len(ind) >> 1
+        if depth > self.info.max_depth:
+            self.info.max_depth = depth
+        self._event(st, key, cpu, ts or "", depth, body,
+                    dur_ns(dur) if dur else -1, line)
 
     def _note_ts(self, ts: str) -> None:
         t = ts_ns(ts)
@@ -698,34 +1030,32 @@ class Walker:
 
     # ---- general path ------------------------------------------------
     def _event(self, st: TaskState, key: str, cpu: str, ts: str,
-               depth: int, body: str, dur: Optional[str],
-               line: str) -> None:
+               depth: int, body: str, d: int, line: str) -> None:
         """Handle one function line in full generality."""
         info = self.info
+        calls = self.calls
         if body.endswith("\r"):
             body = body[:-1]
         if self.filters.line_filter():
             if not self._keep(key, cpu):
                 return
-        if ts and info.first_ts is None:
-            self._note_ts(ts)
+        self.in_comment = False
         c = body[-1:]
         if c == "{" and body.endswith("() {"):
-            self._enter(st, depth, body[:-4], ts, cpu)
+            calls.enter(st, depth, body[:-4], ts, cpu)
             return
         if c == ";" and body.endswith("();"):
-            self._leaf(st, key, depth, body[:-3], dur, ts, cpu)
+            calls.leaf(st, depth, body[:-3], d, ts, cpu)
             return
         if c == "}" and body == "}":
-            self._ret(st, key, depth, None, dur, ts, cpu)
+            calls.ret(st, depth, None, d, ts, cpu)
             return
         if c == "/" and body.endswith(" */"):
             if body.startswith("} /* "):
-                inner = body[5:-3]
-                name, eq, _ = inner.partition(" = ")
+                name, eq, _ = body[5:-3].partition(" = ")
                 if eq:
                     info.retval = True
-                self._ret(st, key, depth, name, dur, ts, cpu)
+                calls.ret(st, depth, name, d, ts, cpu)
                 return
             if body.startswith("/*"):
                 info.comments += 1
@@ -735,7 +1065,7 @@ class Walker:
             i = body.find("(); /* = ")
             if i > 0:
                 info.retval = True
-                self._leaf(st, key, depth, body[:i], dur, ts, cpu)
+                calls.leaf(st, depth, body[:i], d, ts, cpu)
                 return
         if body.startswith("/*"):
             info.comments += 1
@@ -761,159 +1091,8 @@ class Walker:
             return k
         return True
 
-    def _unwind(self, st: TaskState, depth: int) -> None:
-        """Drop open frames at depth >= depth: their returns are lost."""
-        stack = st[0]
-        while stack and stack[-1][1] >= depth:
-            stack.pop()
-            self.info.missing_returns += 1
-
-    def _parent(self, st: TaskState, depth: int) -> Node:
-        stack = st[0]
-        if stack:
-            top: Node = stack[-1][4]
-            return top
-        return self._pending(st, depth)
-
-    def _child(self, parent: Node, name: str) -> Node:
-        kids: Dict[str, Node] = parent[KIDS]
-        node = kids.get(name)
-        if node is None:
-            node = kids[name] = self._new(name)
-        return node
-
-    def _enter(self, st: TaskState, depth: int, name: str, ts: str,
-               cpu: str) -> None:
-        stack = st[0]
-        if stack and stack[-1][1] >= depth:
-            self._unwind(st, depth)
-        node = self._child(self._parent(st, depth), name)
-        stack.append([name, depth, 0, ts, node, cpu])
-        self.info.entries += 1
-
-    def _duration(self, dur: Optional[str], start: str, end: str) -> int:
-        if dur:
-            return dur_ns(dur)
-        if start and end:
-            return max(0, ts_ns(end) - ts_ns(start))
-        return 0
-
-    def _leaf(self, st: TaskState, key: str, depth: int, name: str,
-              dur: Optional[str], ts: str, cpu: str) -> None:
-        stack = st[0]
-        if stack and stack[-1][1] >= depth:
-            self._unwind(st, depth)
-        d = self._duration(dur, "", "")
-        parent = self._parent(st, depth)
-        if stack:
-            stack[-1][2] += d
-        else:
-            parent[TOTAL] += d
-        node = self._child(parent, name)
-        start = ts_ns(ts) if ts else -1
-        self._count(key, cpu, node, depth, d, 0, start)
-        self.info.leaves += 1
-
-    def _ret(self, st: TaskState, key: str, depth: int,
-             name: Optional[str], dur: Optional[str], ts: str,
-             cpu: str) -> None:
-        stack = st[0]
-        info = self.info
-        while stack and stack[-1][1] > depth:
-            stack.pop()
-            info.missing_returns += 1
-        if stack and stack[-1][1] == depth and \
-                (name is None or stack[-1][0] == name):
-            fr = stack.pop()
-            if name is not None:
-                info.tail = True
-            d = self._duration(dur, fr[3], ts)
-            if stack:
-                stack[-1][2] += d
-            else:
-                self._pending(st, depth)[TOTAL] += d
-            start = ts_ns(fr[3]) if fr[3] else -1
-            self._count(key, fr[5], fr[4], depth, d, fr[2], start)
-            info.returns += 1
-            return
-        if stack and stack[-1][1] == depth:
-            # Same depth, other function: both halves were lost.
-            stack.pop()
-            info.missing_returns += 1
-        if name is None:
-            # Unknown function: not counted, but the calls that finished
-            # deeper were its own, and its time was spent in its caller.
-            info.unnamed_orphans += 1
-            d = self._duration(dur, "", "")
-            if stack:
-                stack[-1][2] += d
-            else:
-                pend0: Dict[int, Node] = st[1]
-                here = self._pending(st, depth)
-                for dd in sorted(k for k in pend0 if k > depth):
-                    sub = pend0.pop(dd)
-                    if self.flat is None and sub[KIDS]:
-                        merge_kids(self._child(here, "(unknown)")[KIDS],
-                                   sub[KIDS])
-                here[TOTAL] += d
-            return
-        d = self._duration(dur, "", "")
-        info.orphan_returns += 1
-        info.returns += 1
-        start = ts_ns(ts) - d if ts else -1
-        if stack:
-            parent = stack[-1][4]
-            stack[-1][2] += d
-            node = self._child(parent, name)
-            self._count(key, cpu, node, depth, d, 0, start)
-            return
-        # No open caller: adopt the calls finished so far one level
-        # deeper, which ran inside this one.
-        pend: Dict[int, Node] = st[1]
-        node = self._child(self._pending(st, depth), name)
-        child_ns = 0
-        for dd in sorted(k for k in pend if k > depth):
-            sub = pend.pop(dd)
-            if dd == depth + 1:
-                child_ns = sub[TOTAL]
-            if self.flat is not None:
-                continue
-            if node[KIDS]:
-                merge_kids(node[KIDS], sub[KIDS])
-            else:
-                node[KIDS] = sub[KIDS]
-        st[5] = max(depth, max(pend) if pend else 0)
-        if depth == 0:
-            pass
-        self._pending(st, depth)[TOTAL] += d
-        self._count(key, cpu, node, depth, d, child_ns, start)
-
-    def _count(self, key: str, cpu: str, node: Node, depth: int, d: int,
-               child_ns: int, start: int) -> None:
-        f = self.filters
-        if depth > self.info.max_depth:
-            self.info.max_depth = depth
-        if f.min_dur and d < f.min_dur:
-            return
-        if f.max_depth is not None and depth > f.max_depth:
-            return
-        if f.t_start is not None and (start < 0 or start < f.t_start):
-            return
-        if f.t_end is not None and (start < 0 or start >= f.t_end):
-            return
-        node[COUNT] += 1
-        node[TOTAL] += d
-        if d < node[MIN]:
-            node[MIN] = d
-        if d > node[MAX]:
-            node[MAX] = d
-        node[LOCAL] += d - child_ns
-        if self.sink is not None and start >= 0:
-            self.sink(key, cpu, depth, node[0], start, start + d)
-
     # ---- other lines -------------------------------------------------
     def _line(self, line: str) -> None:
-        info = self.info
         s = line.rstrip("\r\n")
         if not s.strip():
             return
@@ -926,24 +1105,12 @@ class Walker:
         if self.fast is not None:
             m3 = self.fast.match(s)
             if m3 is not None and m3.group(6):
-                ts, cpu, task, dur, ind, body = m3.groups()
+                ind, body = m3.group(5), m3.group(6)
                 if not (len(ind) % 2) and (
                         body.endswith("*/") or body.endswith("{") or
                         body.endswith(";") or body == "}"):
-                    if task:
-                        key = task if task[-2:] != "-0" \
-                            else task + "/" + cpu
-                    else:
-                        key = self.curtask.get(cpu) or "?/" + cpu
-                    st = self._task(key)
-                    st[4] += 1
-                    if cpu:
-                        self.cpuset.add(cpu)
-                    if ts:
-                        self._note_ts(ts)
                     self.in_comment = False
-                    self._event(st, key, cpu, ts, len(ind) >> 1, body,
-                                dur, line)
+                    self._function(s)
                     return
         if self.in_comment:
             if s.endswith("*/"):
@@ -986,6 +1153,7 @@ class Walker:
         if m2:
             info.lost_events += 1
             info.lost_records += int(m2.group(2))
+            self.calls.lost(m2.group(1))
             return True
         if s.startswith(" (Overruns:"):
             return True
@@ -997,16 +1165,21 @@ class Walker:
             return
         if self.layout is not None and not self.layout.cpu:
             cpu = ""
-        pk = prev if prev[-2:] != "-0" else prev + "/" + cpu
-        nk = nxt if nxt[-2:] != "-0" else nxt + "/" + cpu
+        pk = task_key(prev, cpu, self.curtask)
+        nk = task_key(nxt, cpu, self.curtask)
         unknown = "?/" + cpu
-        if self.curtask.get(cpu) is None and unknown in self.tasks:
-            st = self.tasks.pop(unknown)
-            if pk not in self.tasks:
-                st[2] = pk
-                self.tasks[pk] = st
-            elif self.flat is None:
-                merge_kids(self.tasks[pk][3][KIDS], st[3][KIDS])
+        tasks = self.calls.tasks
+        if self.curtask.get(cpu) is None and unknown in tasks:
+            # what ran before the CPU's first switch was its prev task
+            st = tasks.pop(unknown)
+            if pk not in tasks:
+                st.key = pk
+                tasks[pk] = st
+            else:
+                have = tasks[pk]
+                have.lines += st.lines
+                if self.calls.flat is None:
+                    merge_kids(have.root[KIDS], st.root[KIDS])
         self.curtask[cpu] = nk
 
     def _malformed(self, line: str) -> None:
@@ -1018,27 +1191,8 @@ class Walker:
 
     # ---- end ---------------------------------------------------------
     def finish(self) -> None:
-        """Count unfinished calls and hang partial subtrees under the
-        task roots."""
         info = self.info
-        for st in self.tasks.values():
-            info.unfinished += len(st[0])
-            if self.open_sink is not None:
-                for fr in st[0]:
-                    if fr[3]:
-                        self.open_sink(st[2], fr[5], fr[1], fr[0],
-                                       ts_ns(fr[3]))
-            pend: Dict[int, Node] = st[1]
-            root = st[3]
-            for dd in sorted(pend):
-                sub = pend[dd]
-                if sub is root or self.flat is not None:
-                    continue
-                merge_kids(root[KIDS], sub[KIDS])
-            st[1] = {0: root}
-            st[5] = 0
-            st[0] = []
-            info.tasks[st[2]] = st[4]
+        self.calls.finish()
         for cpu in self.cpuset:
             if cpu:
                 info.cpus[int(cpu)] = 1
@@ -1047,9 +1201,6 @@ class Walker:
             info.exits_only = False
         elif not info.returns:
             info.exits_only = False
-
-    def roots(self) -> Dict[str, Node]:
-        return {k: st[3] for k, st in self.tasks.items()}
 
 
 def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:

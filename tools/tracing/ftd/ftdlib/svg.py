@@ -16,8 +16,8 @@ import zlib
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-from .analysis import Timeline
-from .model import COUNT, KIDS, LOCAL, NAME, TOTAL, Node
+from .model import (BEFORE, STRETCHED, COUNT, KIDS, LOCAL, NAME, TOTAL, Node,
+                    Timeline)
 
 DEFAULT_HIGHLIGHT = ["udelay", "mdelay", "ndelay", "__delay", "__udelay",
                      "__const_udelay", "msleep*", "usleep_range*",
@@ -259,12 +259,16 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     goes after the subtitle; the tracks in keep are drawn first,
     however quiet."""
     hl = Highlighter(highlight, green)
-    t0, t1 = tl.start, tl.end
+    placed = {track: tl.nested(track) for track in tl.tracks}
+    t0 = tl.start
+    # calls moved to nest may end after the last one did
+    t1 = max([tl.end] + [r[1] for recs in placed.values() for r in recs])
     span = max(t1 - t0, 1)
     lanes = []
-    for track in tl.tracks:
-        recs = [r for r in tl.nested(track)
-                if (r[1] - r[0]) * width / span >= min_px]
+    for track, recs in placed.items():
+        # calls that began before the axis start are cut there
+        recs = [r for r in recs
+                if (r[1] - max(r[0], t0)) * width / span >= min_px]
         if not recs:
             continue
         busy = sum(r[1] - r[0] for r in recs if r[2] == 0)
@@ -303,10 +307,15 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     for track, recs, ly in layout:
         out.write('<text x="%d" y="%d" style="font-weight:bold">%s</text>\n'
                   % (pad, ly + 12, escape(track)))
-        for st, en, lvl, fid in recs:
+        for st, en, lvl, fid, flags, dur in recs:
             name = names[fid]
-            tip = "%s: %.3f us, at %.6f s" % (name, (en - st) / 1000.0,
-                                              st / 1e9)
+            tip = "%s: %.3f us, at %.6f s" % (name, dur / 1000.0, st / 1e9)
+            if flags & BEFORE:
+                tip += " (began before the trace)"
+                st = max(st, t0)
+            if flags & STRETCHED:
+                tip += " (drawn longer: its callees' printed durations " \
+                    "add up to more)"
             _frame(out, name, tip, (st - t0) / span, (en - t0) / span,
                    ly + 18 + lvl * ROW, track, lvl, width, pad, hl)
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)

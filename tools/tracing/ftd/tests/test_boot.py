@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from conftest import DATA_DIR, run_ftd
-from ftdlib.analysis import Timeline
+from ftdlib.model import STRETCHED, Timeline
 from ftdlib.boot import BootView, Collector, analyse, read_system_map
 from ftdlib.parse import Walker
 
@@ -144,9 +144,10 @@ def test_rows_add_up(real: BootView) -> None:
     for a, b, _ in real.gaps:
         assert last <= a < b <= real.end
         last = b
-    # this boot: 1.9 s of instructions with the tracer on, 99% traced
+    # this boot: 1.9 s of instructions with the tracer on, 98.6% traced
+    # (a call is never taken to last beyond its printed duration)
     assert 1.8e9 < real.total < 2.0e9
-    assert real.traced > 0.99 * real.total
+    assert real.traced > 0.98 * real.total
 
 
 def test_ends_at_exec_of_init(real: BootView) -> None:
@@ -340,10 +341,10 @@ def test_boot_svg(tmp_path: Path) -> None:
                for r in gaps)
 
 
-def test_child_outliving_caller_is_cut() -> None:
-    """A callee whose printed start plus duration ends long after its
-    caller (the entry stamp comes after the call's start time) is cut
-    to the caller, and the calls after it keep their times."""
+def test_callee_outliving_caller_keeps_its_duration() -> None:
+    """A callee whose printed duration exceeds its caller's (the trace
+    is inconsistent) keeps it: the caller is drawn longer, flagged, and
+    the call after it moves to after it."""
     tl = Timeline("task")
     w = Walker(None, tl.sink, "t", flat=True)
     w.feed_lines(HEADER + [
@@ -353,8 +354,11 @@ def test_child_outliving_caller_is_cut() -> None:
         fg(1.000400, 0, "c();", 50.0),
     ])
     recs = {tl.name_list[r[3]]: r for r in tl.nested(next(iter(tl.tracks)))}
-    assert recs["b"][1] == recs["a"][1] == 1000300000
-    assert recs["c"][0] == 1000400000 and tl.clipped == 1
+    assert recs["b"][1] - recs["b"][0] == 500000
+    assert recs["a"][:2] == (1000000000, 1000500000)
+    assert recs["a"][4] == STRETCHED and recs["a"][5] == 300000
+    assert recs["b"][0] >= recs["a"][0] and recs["b"][1] <= recs["a"][1]
+    assert recs["c"][0] == 1000500000 and tl.stretched == 1
 
 
 def test_help() -> None:

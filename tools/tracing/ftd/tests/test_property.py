@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from conftest import FTD_DIR  # noqa: F401  (puts ftdlib on sys.path)
 from fgrender import Opts, Printer, Rec, header
-from ftdlib.analysis import Timeline, func_stats
+from ftdlib.analysis import func_stats
+from ftdlib.model import Timeline
 from ftdlib.parse import Walker
 
 FUNCS = ["vfs_read", "do_sys_open", "kmalloc", "kfree", "memcpy",
