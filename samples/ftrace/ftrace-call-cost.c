@@ -24,8 +24,16 @@
  * (NOPs on every ARMv7 CPU), which an instruction-level profiler
  * (a QEMU TCG plugin) can use to count only the instructions in the
  * window, per function.
+ *
+ * Writing N to /sys/module/ftrace_call_cost/parameters/chain makes N
+ * calls of ftrace_call_cost_chain(), each slow (it waits
+ * FTRACE_CALL_COST_CHAIN_MS milliseconds) around a chain of 29 fast
+ * nested calls of itself: with
+ * tracing_thresh in between, only the N outer calls are slow.  It is a
+ * workload for the tests of funcgraph-thresh-tree, not a measurement.
  */
 
+#include <linux/delay.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -76,6 +84,24 @@ unsigned long ftrace_call_cost_target(unsigned long x);
 noinline unsigned long ftrace_call_cost_target(unsigned long x)
 {
 	return ftrace_call_cost_leaf(x) + 1;
+}
+
+#define FTRACE_CALL_COST_CHAIN_MS	20
+#define FTRACE_CALL_COST_CHAIN_MAX	10000
+
+/* Read at run time, so that no call gets a specialised copy */
+static unsigned int ftrace_call_cost_chain_depth = 30;
+
+/* Not a tail call: each level stays on the stack, and is traced */
+static noinline unsigned int ftrace_call_cost_chain(unsigned int depth)
+{
+	unsigned int ret = 0;
+
+	if (depth > 1)
+		ret = ftrace_call_cost_chain(depth - 1);
+	if (depth == READ_ONCE(ftrace_call_cost_chain_depth))
+		mdelay(FTRACE_CALL_COST_CHAIN_MS);
+	return ret + 1;
 }
 
 static noinline notrace unsigned long ftrace_call_cost_untraced(unsigned long x)
@@ -197,6 +223,38 @@ static int ftrace_call_cost_get(char *buffer, const struct kernel_param *kp)
 	mutex_unlock(&ftrace_call_cost_lock);
 	return len;
 }
+
+static int ftrace_call_cost_set_chain(const char *val,
+				      const struct kernel_param *kp)
+{
+	unsigned int i, calls, depth, want;
+	int ret;
+
+	ret = kstrtouint(val, 0, &calls);
+	if (ret)
+		return ret;
+	if (!calls || calls > FTRACE_CALL_COST_CHAIN_MAX)
+		return -EINVAL;
+
+	for (i = 0; i < calls; i++) {
+		/* On one CPU, not preempted: the chains stay whole */
+		want = READ_ONCE(ftrace_call_cost_chain_depth);
+		preempt_disable();
+		depth = ftrace_call_cost_chain(want);
+		preempt_enable();
+		if (depth != want)
+			return -EIO;
+		cond_resched();
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops ftrace_call_cost_chain_ops = {
+	.set = ftrace_call_cost_set_chain,
+};
+
+module_param_cb(chain, &ftrace_call_cost_chain_ops, NULL, 0200);
+MODULE_PARM_DESC(chain, "Write N (1 to 10000) to make N slow calls around chains of fast ones");
 
 static const struct kernel_param_ops ftrace_call_cost_ops = {
 	.set = ftrace_call_cost_set,
