@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import fnmatch
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import (Callable, Dict, Iterator, List, Optional, Sequence,
+                    Tuple)
 
 from .model import (COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, FuncStats,
                     Node, Timeline, add_node_stats, new_node, task_name)
@@ -43,7 +44,7 @@ def func_stats(roots: Roots) -> Dict[str, FuncStats]:
     return out
 
 
-def matcher(patterns: Optional[Sequence[str]]):  # type: ignore[no-untyped-def]
+def matcher(patterns: Optional[Sequence[str]]) -> Callable[[str], bool]:
     """A predicate for function names from shell globs."""
     if not patterns:
         return lambda name: True
@@ -59,33 +60,53 @@ def matcher(patterns: Optional[Sequence[str]]):  # type: ignore[no-untyped-def]
 
 
 def relations(roots: Roots, func: str) -> Tuple[
-        Dict[str, FuncStats], Dict[str, FuncStats], FuncStats]:
+        Dict[str, FuncStats], Dict[str, FuncStats], FuncStats, List[str]]:
     """Callers of func (with the stats of func's calls from each) and
-    callees of func (with the stats of their calls made from func)."""
-    callers: Dict[str, FuncStats] = {}
-    callees: Dict[str, FuncStats] = {}
+    callees of func (with the stats of their calls made from func),
+    func's own stats and the functions it matched: func may be a shell
+    glob.  When it matches several functions, the rows are named
+    "caller -> func" and "func -> callee"."""
+    match = matcher([func])
+    callers: Dict[Tuple[str, str], FuncStats] = {}
+    callees: Dict[Tuple[str, str], FuncStats] = {}
     me = FuncStats(func)
+    names: Dict[str, int] = {}
     for root in roots.values():
         todo = [(n, "") for n in root[KIDS].values()]
         while todo:
             n, parent = todo.pop()
-            if n[NAME] == func:
+            name = n[NAME]
+            if match(name):
                 if n[COUNT]:
+                    names[name] = 1
                     me.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
-                    key = parent or "(root)"
+                    key = (parent or "(root)", name)
                     fs = callers.get(key)
                     if fs is None:
-                        fs = callers[key] = FuncStats(key)
+                        fs = callers[key] = FuncStats(key[0])
                     fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
                 for c in n[KIDS].values():
                     if c[COUNT]:
-                        fs = callees.get(c[NAME])
+                        names.setdefault(name, 1)
+                        key = (name, c[NAME])
+                        fs = callees.get(key)
                         if fs is None:
-                            fs = callees[c[NAME]] = FuncStats(c[NAME])
+                            fs = callees[key] = FuncStats(c[NAME])
                         fs.add(c[COUNT], c[TOTAL], c[MIN], c[MAX],
                                c[LOCAL])
-            todo.extend((c, n[NAME]) for c in n[KIDS].values())
-    return callers, callees, me
+            todo.extend((c, name) for c in n[KIDS].values())
+    several = len(names) > 1
+    out_callers: Dict[str, FuncStats] = {}
+    for (caller, name), fs in callers.items():
+        if several:
+            fs.function = "%s -> %s" % (caller, name)
+        out_callers[fs.function] = fs
+    out_callees: Dict[str, FuncStats] = {}
+    for (name, callee), fs in callees.items():
+        if several:
+            fs.function = "%s -> %s" % (name, callee)
+        out_callees[fs.function] = fs
+    return out_callers, out_callees, me, sorted(names)
 
 
 def top_callees(roots: Roots) -> Dict[str, Dict[str, int]]:

@@ -20,8 +20,8 @@ from .analysis import (backtraces, diff_stats, folded,
                        relations, top_callees)
 from .model import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_MALFORMED,
                     EXIT_OK, EXIT_USAGE, FtdError, FuncStats, Timeline,
-                    TraceInfo)
-from .output import (parse_sort, sort_stats, write_chrome, write_diff,
+                    TraceInfo, task_name)
+from .output import (OutFile, parse_sort, sort_stats, write_chrome, write_diff,
                      write_folded, write_speedscope, write_table,
                      write_tree)
 from .parse import Filters, Walker, parse_file
@@ -60,6 +60,31 @@ def _ns_from_us(text: str) -> int:
     return int(round(v * 1000))
 
 
+def _count_arg(low: int) -> Callable[[str], int]:
+    """An integer option that must be at least low."""
+    def conv(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("not a whole number: %r" %
+                                             text)
+        if v < low:
+            raise argparse.ArgumentTypeError("must be at least %d, not %d"
+                                             % (low, v))
+        return v
+    return conv
+
+
+def _px(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if not v >= 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return v
+
+
 def _int_list(text: str) -> List[int]:
     out: List[int] = []
     for part in text.split(","):
@@ -92,6 +117,9 @@ def _window(text: str) -> List[Optional[int]]:
             out.append(int(round(float(part) * 1e9)))
         except ValueError:
             raise argparse.ArgumentTypeError("bad time %r" % part)
+    if out[0] is not None and out[1] is not None and out[0] >= out[1]:
+        raise argparse.ArgumentTypeError(
+            "the window %r ends before it starts" % text)
     return out
 
 
@@ -109,24 +137,23 @@ def _common(p: argparse.ArgumentParser, inputs: int = 1) -> None:
     g = p.add_argument_group("input and filters")
     g.add_argument("--strict", action="store_true",
                    help="malformed lines are fatal (exit status 3)")
-    g.add_argument("--progress", dest="progress", action="store_true",
-                   default=True, help="progress on stderr when it is a "
-                   "terminal (default)")
     g.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="no progress meter")
+                   help="no progress line on stderr (by default there "
+                   "is one for long inputs when stderr is a terminal)")
     g.add_argument("--cpu", type=_int_list, metavar="LIST",
                    help="only lines of these CPUs, e.g. 0,2-3")
     g.add_argument("--pid", type=_int_list, metavar="LIST",
                    help="only these tasks (pid list)")
     g.add_argument("--task", action="append", metavar="GLOB",
-                   help="only tasks whose comm matches (repeatable)")
+                   help="only tasks whose comm (or comm-pid) matches "
+                   "(repeatable); !GLOB leaves those tasks out")
     g.add_argument("--time", type=_window, metavar="START,END",
                    help="only calls starting in this window, in seconds "
                    "of the trace clock (either end may be empty); needs "
                    "funcgraph-abstime")
     g.add_argument("--min-dur", type=_ns_from_us, default=0, metavar="US",
                    help="only calls that took at least US microseconds")
-    g.add_argument("--max-depth", type=int, metavar="N",
+    g.add_argument("--max-depth", type=_count_arg(0), metavar="N",
                    help="only calls at call depth N or less (0 = "
                    "outermost)")
     g.add_argument("-o", "--output", metavar="FILE",
@@ -158,12 +185,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sort keys, comma separated: function, count, "
                    "total, avg, min, max, local (default total)")
     r.add_argument("-r", "--reverse", action="store_true",
-                   help="reverse the order")
-    r.add_argument("-n", "--top", type=int, metavar="N",
+                   help="reverse the order: numbers smallest first, names "
+                   "Z to A")
+    r.add_argument("-n", "--top", type=_count_arg(1), metavar="N",
                    help="show the first N rows only")
     r.add_argument("-F", "--function", action="append", metavar="GLOB",
                    help="only functions matching GLOB (repeatable)")
-    r.add_argument("--subs", type=int, default=0, metavar="N",
+    r.add_argument("--subs", type=_count_arg(0), default=0, metavar="N",
                    help="text format: add the N subroutines each "
                    "function calls most")
 
@@ -173,23 +201,28 @@ def build_parser() -> argparse.ArgumentParser:
                         "count and times of the calls made from FUNC")):
         c = add(name, what)
         _common(c)
-        c.add_argument("function", metavar="FUNC")
+        c.add_argument("function", metavar="FUNC",
+                       help="the function, or a shell glob matching "
+                       "several (each row then names its function)")
         _fmt(c)
         c.add_argument("-s", "--sort", default="count", metavar="KEYS",
-                       help="sort keys (default count)")
-        c.add_argument("-r", "--reverse", action="store_true")
-        c.add_argument("-n", "--top", type=int, metavar="N")
+                       help="sort keys, comma separated: function, count, "
+                       "total, avg, min, max, local (default count)")
+        c.add_argument("-r", "--reverse", action="store_true",
+                       help="reverse the order: numbers smallest first, "
+                       "names Z to A")
+        c.add_argument("-n", "--top", type=_count_arg(1), metavar="N",
+                       help="show the first N rows only")
 
     t = add("tree", "call tree with inclusive times and counts, rooted "
             "at FUNC (all calls of FUNC merged) or at the outermost calls")
     _common(t)
-    t.add_argument("function", nargs="?", metavar="FUNC")
-    t.add_argument("--depth", type=int, metavar="N",
-                   help="print N levels below the root")
-    t.add_argument("--min-us", type=_ns_from_us, default=0, metavar="US",
-                   help="hide subtrees with less total time")
+    t.add_argument("function", nargs="?", metavar="FUNC",
+                   help="root the tree at this function (all its calls "
+                   "merged); default: the outermost calls")
     t.add_argument("-s", "--sort", choices=("total", "count", "function"),
-                   default="total")
+                   default="total", help="order of the callees of each "
+                   "function (default total)")
     t.add_argument("--backtrace", action="store_true",
                    help="also list the call paths that lead to FUNC")
 
@@ -211,7 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     fg = add("flamegraph", "self-contained SVG flame graph (merged "
              "stacks)")
     _common(fg)
-    fg.add_argument("--weight", choices=("time", "count"), default="time")
+    fg.add_argument("--weight", choices=("time", "count"), default="time",
+                    help="widths by inclusive time (default) or by "
+                    "calls")
     fg.add_argument("--focus", metavar="FUNC",
                     help="only the calls of FUNC and below")
     _svgopts(fg)
@@ -220,9 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
              "x axis, one lane per task or CPU")
     _common(fc)
     _svgopts(fc)
-    fc.add_argument("--tracks", choices=("task", "cpu"), default="task")
-    fc.add_argument("--max-lanes", type=int, default=64)
-    fc.add_argument("--min-px", type=float, default=0.05, metavar="PX",
+    fc.add_argument("--tracks", choices=("task", "cpu"), default="task",
+                    help="one lane per task (default), or per task on "
+                    "each CPU")
+    fc.add_argument("--max-lanes", type=_count_arg(1), default=64,
+                    metavar="N", help="draw the N busiest lanes "
+                    "(default 64)")
+    fc.add_argument("--min-px", type=_px, default=0.05, metavar="PX",
                     help="leave out calls narrower than PX pixels at "
                     "full width (default 0.05)")
 
@@ -235,19 +274,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("speedscope", "speedscope JSON, one evented profile per "
              "task or CPU")
     _common(sp)
-    sp.add_argument("--tracks", choices=("task", "cpu"), default="task")
+    sp.add_argument("--tracks", choices=("task", "cpu"), default="task",
+                    help="one profile per task (default) or per task on "
+                    "each CPU")
 
     d = add("diff", "compare two traces per function: count, total, "
             "average")
-    d.add_argument("trace_a", metavar="A")
-    d.add_argument("trace_b", metavar="B")
+    d.add_argument("trace_a", metavar="A", help="the first trace (- for "
+                   "stdin)")
+    d.add_argument("trace_b", metavar="B", help="the second trace")
     _common(d, inputs=0)
     _fmt(d)
     d.add_argument("-s", "--sort", default="total",
                    choices=("total", "count", "avg", "function"),
                    help="sort by the absolute change of this column")
-    d.add_argument("-n", "--top", type=int, metavar="N")
-    d.add_argument("-F", "--function", action="append", metavar="GLOB")
+    d.add_argument("-n", "--top", type=_count_arg(1), metavar="N",
+                   help="show the first N rows only")
+    d.add_argument("-F", "--function", action="append", metavar="GLOB",
+                   help="only functions matching GLOB (repeatable)")
 
     b = add("boot", "the boot view: where boot time went, from the "
             "early-boot file and the main trace merged in time, as a "
@@ -272,14 +316,15 @@ def build_parser() -> argparse.ArgumentParser:
                    "per kind and level")
     b.add_argument("--highlight", action="append", metavar="GLOB",
                    help="chart: colour these functions too (repeatable)")
-    b.add_argument("--width", type=int, default=1600,
-                   help="chart: width in pixels (default 1600)")
-    b.add_argument("--min-px", type=float, default=0.05, metavar="PX",
+    b.add_argument("--width", type=_count_arg(100), default=1600,
+                   metavar="PX", help="chart: width in pixels (default "
+                   "1600)")
+    b.add_argument("--min-px", type=_px, default=0.05, metavar="PX",
                    help="chart: leave out calls narrower than PX pixels "
                    "at full zoom (default 0.05)")
     b.add_argument("--title", default="", help="chart: title (default: "
                    "the input files)")
-    b.add_argument("--max-lanes", type=int, default=8, metavar="N",
+    b.add_argument("--max-lanes", type=_count_arg(1), default=8, metavar="N",
                    help="chart: N tasks at most, the boot path's first, "
                    "then the busiest (default 8)")
 
@@ -287,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
             "span, malformed and lost counts")
     _common(i)
     i.add_argument("-f", "--format", choices=("text", "json"),
-                   default="text")
+                   default="text", help="output format (default text)")
     return p
 
 
@@ -295,9 +340,13 @@ def _svgopts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--highlight", action="append", metavar="GLOB",
                    help="colour these functions (repeatable; default: "
                    "delay and printk functions)")
-    p.add_argument("--no-highlight", action="store_true")
-    p.add_argument("--width", type=int, default=1200)
-    p.add_argument("--title", default="")
+    p.add_argument("--no-highlight", action="store_true",
+                   help="colour no function specially")
+    p.add_argument("--width", type=_count_arg(100), default=1200,
+                   metavar="PX", help="width of the picture in pixels "
+                   "(default 1200)")
+    p.add_argument("--title", default="", help="title of the picture "
+                   "(default: the command and the file name)")
 
 
 def _filters(a: argparse.Namespace) -> Filters:
@@ -369,17 +418,37 @@ def load(path: str, a: argparse.Namespace, sink=None,  # type: ignore
     if not w.tasks:
         raise FtdError("%s: no function calls found in %d lines" % (
             info.name, info.lines))
+    if not any(f.count for f in w.func_stats().values()):
+        used = _filter_args(a)
+        if used:
+            tasks = sorted(task_name(k) for k in w.tasks)
+            raise FtdError("%s: no calls match %s (tasks in the trace: "
+                           "%s%s)" % (info.name, " ".join(used),
+                                      ", ".join(tasks[:8]),
+                                      ", ..." if len(tasks) > 8 else ""))
+        raise FtdError("%s: no completed calls in %d lines" % (
+            info.name, info.lines))
     return w
 
 
-def _open_out(a: argparse.Namespace) -> TextIO:
+def _filter_args(a: argparse.Namespace) -> List[str]:
+    """The filter options given, as they were spelled."""
+    out = []
+    for opt, v in (("--cpu", a.cpu), ("--pid", a.pid),
+                   ("--time", a.time), ("--max-depth", a.max_depth)):
+        if v is not None:
+            out.append(opt)
+    for t in a.task or []:
+        out.append("--task %r" % t)
+    if a.min_dur:
+        out.append("--min-dur")
+    return out
+
+
+def _open_out(a: argparse.Namespace) -> Optional[OutFile]:
     if getattr(a, "output", None) and a.output != "-":
-        try:
-            return open(a.output, "w", encoding="utf-8")
-        except OSError as err:
-            raise FtdError("%s: cannot write: %s" % (a.output,
-                                                     err.strerror))
-    return sys.stdout
+        return OutFile(a.output)
+    return None
 
 
 def cmd_report(a: argparse.Namespace, out: TextIO) -> Walker:
@@ -387,6 +456,9 @@ def cmd_report(a: argparse.Namespace, out: TextIO) -> Walker:
     stats = w.func_stats()
     keep = matcher(a.function)
     rows = [f for f in stats.values() if keep(f.function)]
+    if not rows and a.function:
+        raise FtdError("%s: no function matches %s" % (
+            w.info.name, " ".join("-F %r" % g for g in a.function)))
     rows = sort_stats(rows, parse_sort(a.sort), a.reverse)
     if a.top is not None:
         rows = rows[:a.top]
@@ -405,8 +477,8 @@ def cmd_report(a: argparse.Namespace, out: TextIO) -> Walker:
 
 def cmd_relations(a: argparse.Namespace, out: TextIO) -> Walker:
     w = load(a.trace, a)
-    callers, callees, me = relations(w.roots(), a.function)
-    if not me.count and not callees:
+    callers, callees, me, names = relations(w.roots(), a.function)
+    if not names:
         raise FtdError("%s: function %r not found in the trace" % (
             w.info.name, a.function))
     table = callers if a.cmd == "callers" else callees
@@ -414,6 +486,9 @@ def cmd_relations(a: argparse.Namespace, out: TextIO) -> Walker:
     if a.top is not None:
         rows = rows[:a.top]
     if a.format == "text":
+        if len(names) > 1:
+            out.write("%s matches %d functions: %s\n" % (
+                a.function, len(names), ", ".join(names)))
         out.write("%s: %d calls, %.3f us total, %.3f us local\n\n" % (
             a.function, me.count, me.total / 1000.0, me.local / 1000.0))
         out.write("%s of %s:\n" % ("Callers" if a.cmd == "callers"
@@ -423,7 +498,10 @@ def cmd_relations(a: argparse.Namespace, out: TextIO) -> Walker:
 
 
 def cmd_tree(a: argparse.Namespace, out: TextIO) -> Walker:
-    w = load(a.trace, a)
+    # --max-depth and --min-dur shape the printed tree: levels below
+    # its root, and subtrees with less total time
+    w = load(a.trace, argparse.Namespace(**dict(vars(a), max_depth=None,
+                                                min_dur=0)))
     roots = w.roots()
     top = merged_tree(roots, a.function)
     if a.function and not top[2] and not top[1]:
@@ -437,7 +515,7 @@ def cmd_tree(a: argparse.Namespace, out: TextIO) -> Walker:
             for j, fn in enumerate(reversed(path)):
                 out.write("    [%d] %s\n" % (j, fn))
         out.write("\n")
-    write_tree(out, top, a.depth, a.min_us, a.sort)
+    write_tree(out, top, a.max_depth, a.min_dur, a.sort)
     return w
 
 
@@ -450,6 +528,7 @@ def cmd_folded(a: argparse.Namespace, out: TextIO) -> Walker:
         write_folded(out, list(ordered_folded(tl)), a.weight)
         return w
     w = load(a.trace, a)
+    _check_focus(w, a.focus)
     negative = [0, 0]
     items = list(folded(w.roots(), "count" if a.weight == "count"
                         else "time", a.per_task, a.focus, negative))
@@ -470,8 +549,15 @@ def _hl(a: argparse.Namespace) -> Optional[List[str]]:
     return hl
 
 
+def _check_focus(w: Walker, func: Optional[str]) -> None:
+    if func is not None and func not in w.func_stats():
+        raise FtdError("%s: --focus %r: no such function in the trace" % (
+            w.info.name, func))
+
+
 def cmd_flamegraph(a: argparse.Namespace, out: TextIO) -> Walker:
     w = load(a.trace, a)
+    _check_focus(w, a.focus)
     top = merged_tree(w.roots(), a.focus)
     if a.focus:
         holder = merged_tree({}, None)
@@ -626,11 +712,9 @@ def cmd_boot(a: argparse.Namespace, out: TextIO) -> Walker:
     view = analyse(col, sysmap, a.until)
     write_boot(out, view, fold_small(view, a.min_us), a.format)
     if a.svg:
+        svg = OutFile(a.svg)
         try:
-            f = open(a.svg, "w", encoding="utf-8")
-        except OSError as err:
-            raise FtdError("%s: cannot write: %s" % (a.svg, err.strerror))
-        with f:
+            f = svg.file
             tl = col.tl.window(view.start, view.end)
             title = a.title or "Boot: %s" % ", ".join(
                 os.path.basename(i.name) for i in view.inputs)
@@ -641,6 +725,9 @@ def cmd_boot(a: argparse.Namespace, out: TextIO) -> Walker:
                        green=CONSOLE, legend="blue: delays, green: "
                        "printk/console, grey: not traced",
                        keep=view.tracks)
+            svg.commit()
+        finally:
+            svg.discard()
     return last
 
 
@@ -655,15 +742,20 @@ COMMANDS: Dict[str, Callable[[argparse.Namespace, TextIO], Walker]] = {
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    out: Optional[TextIO] = None
+    outfile: Optional[OutFile] = None
     try:
         args = parser.parse_args(argv)
         if not args.cmd:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        out = _open_out(args)
+        check_args(args)
+        outfile = _open_out(args)
+        out = sys.stdout if outfile is None else outfile.file
         w = COMMANDS[args.cmd](args, out)
         out.flush()
+        if outfile is not None:
+            outfile.commit()
+            outfile = None
         if w.info.truncated:
             warn(w.info.truncated + "; results cover the data before "
                  "that point")
@@ -694,11 +786,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         warn("I/O error: %s" % err)
         return EXIT_INPUT
     finally:
-        if out is not None and out is not sys.stdout:
-            try:
-                out.close()
-            except OSError:
-                pass
+        # a command that failed leaves no output file behind
+        if outfile is not None:
+            outfile.discard()
+
+
+def check_args(a: argparse.Namespace) -> None:
+    """What argparse cannot check alone."""
+    if a.cmd == "diff" and a.trace_a == "-" and a.trace_b == "-":
+        raise UsageError("diff: standard input can be read only once; "
+                         "give at least one of A and B as a file")
+    if a.cmd == "boot" and a.traces.count("-") > 1:
+        raise UsageError("boot: standard input can be read only once")
+    if a.cmd == "boot" and a.svg and a.svg == getattr(a, "output", None):
+        raise UsageError("boot: --svg and -o name the same file")
 
 
 def _quiet_stdout() -> None:

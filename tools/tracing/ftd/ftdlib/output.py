@@ -6,11 +6,66 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import stat
+import tempfile
 from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
 from .model import (COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats,
                     Node, Timeline, BEFORE, STRETCHED, task_cpu, task_name)
+
+class OutFile:
+    """An output file that appears only complete: written under a
+    temporary name next to it, renamed over it by commit(), removed by
+    discard().  A path that is not a regular file (/dev/null, a pipe)
+    is written directly."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.tmp: Optional[str] = None
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        except OSError as err:
+            raise FtdError("%s: cannot write: %s" % (path, err.strerror))
+        try:
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                self.file: TextIO = open(path, "w", encoding="utf-8")
+                return
+            fd, self.tmp = tempfile.mkstemp(
+                dir=os.path.dirname(os.path.abspath(path)),
+                prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+        except OSError as err:
+            raise FtdError("%s: cannot write: %s" % (path, err.strerror))
+        if st is not None:
+            mode = stat.S_IMODE(st.st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(fd, mode)
+        self.file = os.fdopen(fd, "w", encoding="utf-8")
+
+    def commit(self) -> None:
+        self.file.close()
+        if self.tmp is not None:
+            os.replace(self.tmp, self.path)
+            self.tmp = None
+
+    def discard(self) -> None:
+        try:
+            self.file.close()
+        except OSError:
+            pass
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+
 
 FIELDS = ["function", "count", "total_us", "avg_us", "min_us", "max_us",
           "local_us"]

@@ -168,8 +168,13 @@ class Filters:
             except ValueError:
                 return False
         if self.tasks is not None:
-            if not any(fnmatch.fnmatchcase(comm, g) or
-                       fnmatch.fnmatchcase(task, g) for g in self.tasks):
+            def hit(g: str) -> bool:
+                return fnmatch.fnmatchcase(comm, g) or \
+                    fnmatch.fnmatchcase(task, g)
+            keep = [g for g in self.tasks if not g.startswith("!")]
+            if keep and not any(hit(g) for g in keep):
+                return False
+            if any(hit(g[1:]) for g in self.tasks if g.startswith("!")):
                 return False
         return True
 

@@ -158,7 +158,7 @@ def _head(out: TextIO, width: int, height: int, title: str,
               'fill:#000}g.f:hover rect{stroke:#000;stroke-width:0.5}'
               'g.f{cursor:pointer}.ui{cursor:pointer;fill:#333}'
               '</style>\n' % FONT)
-    out.write('<rect id="bg" x="0" y="0" width="100%%" height="100%%" '
+    out.write('<rect id="bg" x="0" y="0" width="100%" height="100%" '
               'fill="#f8f8f4"/>\n')
     out.write('<text x="%d" y="20" style="font-size:15px">%s</text>\n' % (
         pad, escape(title)))

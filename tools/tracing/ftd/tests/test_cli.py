@@ -121,9 +121,12 @@ def test_filters(ftd) -> None:  # type: ignore
     full = rows()
     only_ls = rows("--task", "ls")
     assert set(only_ls) <= set(full)
-    assert rows("--pid", "99999") == {}
-    shallow = rows("--max-depth", "2")
-    assert all(k in full for k in shallow)
+    # no silent empty output: a filter that keeps nothing is an error
+    err = run_ftd("report", "--pid", "99999", str(S3), code=1).stderr
+    assert b"no calls match --pid (tasks in the trace: " in err
+    shallow = rows("--max-depth", "6")
+    assert shallow and all(k in full for k in shallow)
+    assert len(shallow) < len(full)
     slow = rows("--min-dur", "100")
     assert all(float(r["min_us"]) >= 100 for r in slow.values())
     top = ftd("report", "-n", "3", str(S3)).splitlines()

@@ -59,7 +59,7 @@ def test_s2_exits_only() -> None:
     assert (f.count, f.total) == (36, 19910736)
     assert w.info.exits_only
     assert w.info.entries == 0
-    callers, callees, me = relations(w.roots(), "handle_irq_desc")
+    callers, callees, me, _ = relations(w.roots(), "handle_irq_desc")
     assert set(callees) == {"handle_percpu_devid_irq"}
 
 
@@ -167,7 +167,7 @@ def test_no_context_columns() -> None:
     assert sorted(s) == ["ext4_read", "memcpy", "rw_verify_area",
                          "vfs_read"]
     assert all(f.count == 1 for f in s.values())
-    callers, callees, me = relations(w.roots(), "ext4_read")
+    callers, callees, me, _ = relations(w.roots(), "ext4_read")
     assert set(callers) == {"vfs_read"} and set(callees) == {"memcpy"}
 
 
