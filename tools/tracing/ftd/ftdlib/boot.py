@@ -22,7 +22,6 @@ section BOOT VIEW, for the function sets and how levels are found.
 from __future__ import annotations
 
 import bisect
-import csv
 import dataclasses
 import fnmatch
 import json
@@ -31,6 +30,7 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
 from .model import BIG, FtdError, Timeline, task_name
+from .table import Column, text_col, write_table
 
 # printk and console output: the printk entry points, the console
 # flush and the console drivers' write functions (pl011 on the QEMU
@@ -691,19 +691,34 @@ def _lv_key(lv: str) -> Tuple[int, str]:
     return (int(head), lv) if head.isdigit() else (99, lv)
 
 
+def boot_columns(view: BootView) -> List[Column]:
+    """The boot table: kind, level, name, first time, time, share."""
+    tot = max(view.total, 1)
+    return [
+        Column("Kind", "kind", lambda r: KIND_LABEL.get(r.kind, r.kind),
+               lambda r: r.kind, left=True),
+        Column("Level", "level", lambda r: level_label(r.level),
+               lambda r: r.level, left=True),
+        text_col("Name", "name", lambda r: r.name, width=56),
+        Column("First(s)", "first_s", lambda r: "%.6f" % (r.first / 1e9),
+               lambda r: round(r.first / 1e9, 6),
+               lambda r: "%.6f" % (r.first / 1e9)),
+        Column("Time(ms)", "time_us", lambda r: "%.3f" % (r.ns / 1e6),
+               lambda r: round(r.ns / 1000.0, 3),
+               lambda r: "%.3f" % (r.ns / 1000.0)),
+        Column("%", "percent", lambda r: "%.1f" % (100.0 * r.ns / tot),
+               lambda r: round(100.0 * r.ns / tot, 3),
+               lambda r: "%.3f" % (100.0 * r.ns / tot)),
+    ]
+
+
 def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
                fmt: str) -> None:
     if fmt == "json":
         out.write(json.dumps(view_dict(view, rows), indent=1) + "\n")
         return
     if fmt == "csv":
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(FIELDS)
-        for d in row_dicts(view, rows):
-            w.writerow([d["kind"], d["level"], d["name"],
-                        "%.6f" % d["first_s"],  # type: ignore[str-format]
-                        "%.3f" % d["time_us"],  # type: ignore[str-format]
-                        "%.3f" % d["percent"]])  # type: ignore[str-format]
+        write_table(out, boot_columns(view), rows, "csv")
         return
     tot = max(view.total, 1)
     for i in view.inputs:
@@ -722,26 +737,12 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
                   100.0 * view.traced / tot,
                   (view.total - view.traced) / 1e6, len(view.gaps)))
     out.write("levels from %s\n\n" % view.level_source)
-    cells = [[KIND_LABEL.get(r.kind, r.kind), level_label(r.level),
-              r.name, "%.6f" % (r.first / 1e9), "%.3f" % (r.ns / 1e6),
-              "%.1f" % (100.0 * r.ns / tot)] for r in rows]
-    head = ["Kind", "Level", "Name", "First(s)", "Time(ms)", "%"]
-    cells.append(["total", "", "", "", "%.3f" % (view.total / 1e6),
-                  "100.0"])
-    widths = [max([len(head[i])] + [len(c[i]) for c in cells])
-              for i in range(len(head))]
-    widths[2] = min(widths[2], 56)
-
-    def line(c: List[str]) -> str:
-        return ("%-*s %-*s %-*s %*s %*s %*s" % (
-            widths[0], c[0], widths[1], c[1], widths[2], c[2],
-            widths[3], c[3], widths[4], c[4], widths[5], c[5])).rstrip()
-    out.write(line(head) + "\n")
-    out.write("-" * len(line(head)) + "\n")
-    for c in cells[:-1]:
-        out.write(line(c) + "\n")
-    out.write("-" * len(line(head)) + "\n")
-    out.write(line(cells[-1]) + "\n")
+    total = Row("total", "", "", view.total)
+    cols = boot_columns(view)
+    cols[0].text = lambda r: r.kind if r is total else \
+        KIND_LABEL.get(r.kind, r.kind)
+    cols[3].text = lambda r: "" if r is total else "%.6f" % (r.first / 1e9)
+    write_table(out, cols, rows, "text", footer=total)
     if view.levels:
         out.write("\nInitcall levels (traced initcalls, time in ms "
                   "including their delays, console and untraced "

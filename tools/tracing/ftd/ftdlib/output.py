@@ -4,7 +4,6 @@ trace-event JSON and speedscope JSON."""
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import stat
@@ -12,8 +11,10 @@ import tempfile
 from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
-from .model import (COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats,
-                    Node, Timeline, BEFORE, STRETCHED, task_cpu, task_name)
+from .model import (BEFORE, COUNT, KIDS, LOCAL, NAME, STRETCHED, TOTAL,
+                    FtdError, FuncStats, Node, Timeline, task_cpu,
+                    task_name)
+from .table import Column, int_col, text_col, us_col
 
 class OutFile:
     """An output file that appears only complete: written under a
@@ -67,9 +68,6 @@ class OutFile:
             self.tmp = None
 
 
-FIELDS = ["function", "count", "total_us", "avg_us", "min_us", "max_us",
-          "local_us"]
-
 SORT_KEYS: Dict[str, Callable[[FuncStats], object]] = {
     "function": lambda f: f.function,
     "count": lambda f: f.count,
@@ -82,10 +80,6 @@ SORT_KEYS: Dict[str, Callable[[FuncStats], object]] = {
 SORT_ALIASES = {"name": "function", "func": "function", "calls": "count",
                 "call": "count", "self": "local", "average": "avg",
                 "time": "total"}
-
-
-def us(ns: float) -> float:
-    return round(ns / 1000.0, 3)
 
 
 def fmt_us(ns: float) -> str:
@@ -118,85 +112,18 @@ def sort_stats(rows: List[FuncStats], keys: Sequence[str],
     return out
 
 
-def row_values(f: FuncStats) -> List[object]:
-    return [f.function, f.count, us(f.total), us(f.avg),
-            us(f.min if f.count else 0), us(f.max), us(f.local)]
-
-
-def write_table(out: TextIO, rows: Sequence[FuncStats], fmt: str,
-                extra: Optional[Dict[str, str]] = None,
-                extra_title: str = "") -> None:
-    if fmt == "csv":
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(FIELDS)
-        for f in rows:
-            v = row_values(f)
-            w.writerow([v[0], v[1]] + ["%.3f" % x  # type: ignore
-                                       for x in v[2:]])
-        return
-    if fmt == "json":
-        out.write(json.dumps([dict(zip(FIELDS, row_values(f)))
-                              for f in rows], indent=1))
-        out.write("\n")
-        return
-    head = ["Function", "Count", "Total(us)", "Avg(us)", "Min(us)",
-            "Max(us)", "Local(us)"]
-    cells = [[f.function, str(f.count), fmt_us(f.total), fmt_us(f.avg),
-              fmt_us(f.min if f.count else 0), fmt_us(f.max),
-              fmt_us(f.local)] for f in rows]
-    widths = [max([len(head[i])] + [len(c[i]) for c in cells])
-              for i in range(len(head))]
-    widths[0] = min(widths[0], 48)
-    line = "%-*s" % (widths[0], head[0]) + "".join(
-        " %*s" % (widths[i], head[i]) for i in range(1, len(head)))
-    if extra is not None:
-        line += "  " + extra_title
-    out.write(line.rstrip() + "\n")
-    out.write("-" * len(line.rstrip()) + "\n")
-    for f, c in zip(rows, cells):
-        s = "%-*s" % (widths[0], c[0]) + "".join(
-            " %*s" % (widths[i], c[i]) for i in range(1, len(head)))
-        if extra is not None:
-            s += "  " + extra.get(f.function, "")
-        out.write(s.rstrip() + "\n")
-
-
-def write_diff(out: TextIO, rows: Sequence[Tuple[str, FuncStats,
-                                                  FuncStats]],
-               fmt: str) -> None:
-    fields = ["function", "count_a", "count_b", "count_diff",
-              "total_us_a", "total_us_b", "total_us_diff", "avg_us_a",
-              "avg_us_b", "avg_us_diff"]
-    table = []
-    for name, a, b in rows:
-        table.append([name, a.count, b.count, b.count - a.count,
-                      us(a.total), us(b.total), us(b.total - a.total),
-                      us(a.avg), us(b.avg), us(b.avg - a.avg)])
-    if fmt == "csv":
-        w = csv.writer(out, lineterminator="\n")
-        w.writerow(fields)
-        for r in table:
-            w.writerow(r[:4] + ["%.3f" % x for x in r[4:]])  # type: ignore
-        return
-    if fmt == "json":
-        out.write(json.dumps([dict(zip(fields, r)) for r in table],
-                             indent=1) + "\n")
-        return
-    head = ["Function", "Count A", "Count B", "Diff", "Total A(us)",
-            "Total B(us)", "Diff(us)", "Avg A(us)", "Avg B(us)",
-            "Diff(us)"]
-    cells = [[str(r[0]), str(r[1]), str(r[2]),
-              "%+d" % r[3]] +  # type: ignore
-             ["%.3f" % r[4], "%.3f" % r[5], "%+.3f" % r[6],  # type: ignore
-              "%.3f" % r[7], "%.3f" % r[8], "%+.3f" % r[9]]  # type: ignore
-             for r in table]
-    widths = [max([len(head[i])] + [len(c[i]) for c in cells])
-              for i in range(len(head))]
-    widths[0] = min(widths[0], 48)
-    for row in [head] + cells:
-        out.write(("%-*s" % (widths[0], row[0]) + "".join(
-            " %*s" % (widths[i], row[i]) for i in range(1, len(row)))
-        ).rstrip() + "\n")
+def stats_columns() -> List[Column]:
+    """The columns of report, callers and callees: function, count,
+    total, average, min, max and local time."""
+    return [
+        text_col("Function", "function", lambda f: f.function, width=48),
+        int_col("Count", "count", lambda f: f.count),
+        us_col("Total(us)", "total_us", lambda f: f.total),
+        us_col("Avg(us)", "avg_us", lambda f: f.avg),
+        us_col("Min(us)", "min_us", lambda f: f.min if f.count else 0),
+        us_col("Max(us)", "max_us", lambda f: f.max),
+        us_col("Local(us)", "local_us", lambda f: f.local),
+    ]
 
 
 def write_tree(out: TextIO, top: Node, max_depth: Optional[int],

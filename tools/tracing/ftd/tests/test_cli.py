@@ -105,7 +105,8 @@ def test_subcommands_run(ftd, tmp_path: Path) -> None:  # type: ignore
     assert "preempt_count_add" in ftd("callees", str(S3), "_raw_spin_lock")
     tree = ftd("tree", str(S3), "sched_tick", "--backtrace")
     assert "sched_tick" in tree and "update_curr" in tree
-    assert ftd("diff", str(S3), str(S1), "-n", "5").count("\n") == 6
+    # header, rule, five rows: the same table layout as report
+    assert ftd("diff", str(S3), str(S1), "-n", "5").count("\n") == 7
     info = ftd("info", str(S3))
     assert "funcgraph-abstime" in info
     run_ftd("callers", str(S3), "no_such_function", code=1)

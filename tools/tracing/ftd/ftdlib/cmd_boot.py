@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ftd boot: where the boot time went (see boot.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Optional, TextIO
+
+from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
+                   fold_small, read_system_map, write_boot)
+from .command import (SubParsers, UsageError, add_common, add_format,
+                      count_arg, load, new_parser, ns_from_us, px, seconds)
+from .model import FtdError
+from .output import OutFile
+from .parse import Walker
+from .svg import flamechart
+
+
+def add_parser(sub: SubParsers) -> None:
+    b = new_parser(sub, "boot", "the boot view: where boot time went, from "
+                   "the early-boot file and the main trace merged in time, "
+                   "as a table and a flame chart")
+    b.add_argument("traces", nargs="+", metavar="TRACE",
+                   help="boot traces with funcgraph-abstime: the "
+                   "early-boot file and/or the main trace buffer, in "
+                   "any order")
+    add_common(b, inputs=0)
+    add_format(b)
+    b.add_argument("--svg", metavar="FILE",
+                   help="also write the boot flame chart (SVG) to FILE")
+    b.add_argument("--system-map", metavar="FILE",
+                   help="the kernel's System.map: initcall levels from "
+                   "its initcall section (used when the trace has no "
+                   "initcall_level events)")
+    b.add_argument("--until", type=seconds, metavar="SECONDS",
+                   help="end the boot here instead of at the exec of "
+                   "/init (seconds of the trace clock)")
+    b.add_argument("--min-us", type=ns_from_us, default=0, metavar="US",
+                   help="fold rows under US microseconds into one row "
+                   "per kind and level")
+    b.add_argument("--highlight", action="append", metavar="GLOB",
+                   help="chart: colour these functions too (repeatable)")
+    b.add_argument("--width", type=count_arg(100), default=1600,
+                   metavar="PX", help="chart: width in pixels (default "
+                   "1600)")
+    b.add_argument("--min-px", type=px, default=0.05, metavar="PX",
+                   help="chart: leave out calls narrower than PX pixels "
+                   "at full zoom (default 0.05)")
+    b.add_argument("--title", default="", help="chart: title (default: "
+                   "the input files)")
+    b.add_argument("--max-lanes", type=count_arg(1), default=8,
+                   metavar="N", help="chart: N tasks at most, the boot "
+                   "path's first, then the busiest (default 8)")
+
+
+def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    if a.traces.count("-") > 1:
+        raise UsageError("boot: standard input can be read only once")
+    if a.svg and a.svg == a.output:
+        raise UsageError("boot: --svg and -o name the same file")
+    col = Collector()
+    sysmap = read_system_map(a.system_map) if a.system_map else None
+    last: Optional[Walker] = None
+    for path in a.traces:
+        col.begin("<stdin>" if path == "-" else path)
+
+        def hooks(w: Walker) -> None:
+            w.open_sink = col.open_sink
+            w.comment_sink = col.comment_sink
+        w = load(path, a, col.sink, need_time="the boot view", flat=True,
+                 hooks=hooks)
+        col.close_open(w.info.last_ts)
+        if last is None or w.info.truncated:
+            last = w
+    assert last is not None
+    problem = check_overlap(col.inputs)
+    if problem:
+        raise FtdError(problem)
+    view = analyse(col, sysmap, a.until)
+    write_boot(out, view, fold_small(view, a.min_us), a.format)
+    if a.svg:
+        svg = OutFile(a.svg)
+        try:
+            f = svg.file
+            tl = col.tl.window(view.start, view.end)
+            title = a.title or "Boot: %s" % ", ".join(
+                os.path.basename(i.name) for i in view.inputs)
+            marks = [(g0, g1, name) for g0, g1, name in view.gaps]
+            flamechart(f, tl, title, DELAY + (a.highlight or []),
+                       a.width, min_px=a.min_px, max_lanes=a.max_lanes,
+                       marks=marks,
+                       green=CONSOLE, legend="blue: delays, green: "
+                       "printk/console, grey: not traced",
+                       keep=view.tracks)
+            svg.commit()
+        finally:
+            svg.discard()
+    return last

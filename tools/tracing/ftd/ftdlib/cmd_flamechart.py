@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ftd flamechart: a self-contained SVG flame chart (time on x)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TextIO
+
+from .command import (SubParsers, add_common, add_svg_options, count_arg,
+                      highlight, new_parser, px, timeline)
+from .parse import Walker
+from .svg import flamechart
+
+
+def add_parser(sub: SubParsers) -> None:
+    fc = new_parser(sub, "flamechart", "self-contained SVG flame chart: "
+                    "time on the x axis, one lane per task or CPU")
+    add_common(fc)
+    add_svg_options(fc)
+    fc.add_argument("--tracks", choices=("task", "cpu"), default="task",
+                    help="one lane per task (default), or per task on "
+                    "each CPU")
+    fc.add_argument("--max-lanes", type=count_arg(1), default=64,
+                    metavar="N", help="draw the N busiest lanes "
+                    "(default 64)")
+    fc.add_argument("--min-px", type=px, default=0.05, metavar="PX",
+                    help="leave out calls narrower than PX pixels at "
+                    "full width (default 0.05)")
+
+
+def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    w, tl = timeline(a, "a flame chart")
+    title = a.title or "Flame chart: %s" % os.path.basename(w.info.name)
+    flamechart(out, tl, title, highlight(a), a.width, min_px=a.min_px,
+               max_lanes=a.max_lanes)
+    return w

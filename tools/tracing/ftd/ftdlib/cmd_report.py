@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ftd report: one row per function."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Dict, TextIO
+
+from .analysis import matcher, top_callees
+from .command import (SubParsers, add_common, add_format, count_arg, load,
+                      new_parser)
+from .model import FtdError
+from .output import parse_sort, sort_stats, stats_columns
+from .parse import Walker
+from .table import text_col, write_table
+
+SORT_HELP = ("sort keys, comma separated: function, count, total, avg, "
+             "min, max, local")
+
+
+def add_parser(sub: SubParsers) -> None:
+    r = new_parser(sub, "report", "per-function table: count, total, "
+                   "average, min, max and local time")
+    add_common(r)
+    add_format(r)
+    r.add_argument("-s", "--sort", default="total", metavar="KEYS",
+                   help=SORT_HELP + " (default total)")
+    r.add_argument("-r", "--reverse", action="store_true",
+                   help="reverse the order: numbers smallest first, names "
+                   "Z to A")
+    r.add_argument("-n", "--top", type=count_arg(1), metavar="N",
+                   help="show the first N rows only")
+    r.add_argument("-F", "--function", action="append", metavar="GLOB",
+                   help="only functions matching GLOB (repeatable)")
+    r.add_argument("--subs", type=count_arg(0), default=0, metavar="N",
+                   help="text format: add the N subroutines each "
+                   "function calls most")
+
+
+def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    w = load(a.trace, a, flat=not a.subs)
+    stats = w.func_stats()
+    keep = matcher(a.function)
+    rows = [f for f in stats.values() if keep(f.function)]
+    if not rows and a.function:
+        raise FtdError("%s: no function matches %s" % (
+            w.info.name, " ".join("-F %r" % g for g in a.function)))
+    rows = sort_stats(rows, parse_sort(a.sort), a.reverse)
+    if a.top is not None:
+        rows = rows[:a.top]
+    cols = stats_columns()
+    if a.subs and a.format == "text":
+        subs = top_callees(w.roots())
+        extra: Dict[str, str] = {}
+        for f in rows:
+            d = subs.get(f.function, {})
+            best = sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))
+            extra[f.function] = ", ".join("%s(%d)" % kv for kv in
+                                          best[:a.subs])
+        cols.append(text_col("Subroutines (calls)", None,
+                             lambda f: extra.get(f.function, "")))
+    write_table(out, cols, rows, a.format)
+    return w
+
+
