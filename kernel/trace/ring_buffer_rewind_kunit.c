@@ -27,6 +27,8 @@
 #define RW_BUF_SIZE	(16 * 1024)
 /* A data event with a four byte payload: header plus payload */
 #define RW_EVENT_SIZE	8
+/* The data of the smallest event that can become padding in place */
+#define RW_PAD_DATA	12
 /* A time extend that precedes an event whose delta does not fit */
 #define RW_EXTEND_SIZE	8
 /* The header of a sub-buffer page: its time stamp and commit index */
@@ -92,6 +94,28 @@ static bool rw_write(struct kunit *test, u32 val, u64 ts,
 		marked = ring_buffer_rewind_mark_end(ctx->buffer, mark);
 	preempt_enable();
 	return marked;
+}
+
+/* Write one marked event of @len bytes of data at time @ts */
+static void rw_write_len(struct kunit *test, u32 val, u64 ts, unsigned int len,
+			 struct ring_buffer_rewind_mark *mark)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_event *event;
+
+	rw_now = ts;
+	preempt_disable();
+	ring_buffer_rewind_mark_start(ctx->buffer, mark);
+	event = ring_buffer_lock_reserve(ctx->buffer, len);
+	if (!event) {
+		preempt_enable();
+		KUNIT_FAIL_AND_ABORT(test, "no room for event %u\n", val);
+	}
+	memset(ring_buffer_event_data(event), 0, len);
+	*(u32 *)ring_buffer_event_data(event) = val;
+	ring_buffer_unlock_commit(ctx->buffer);
+	KUNIT_EXPECT_TRUE(test, ring_buffer_rewind_mark_end(ctx->buffer, mark));
+	preempt_enable();
 }
 
 static int rw_rewind(struct kunit *test, struct ring_buffer_rewind_mark *mark)
@@ -248,7 +272,7 @@ static void rw_test_later_event(struct kunit *test)
 	unsigned long bytes;
 
 	rw_write(test, 1, 1000, NULL);
-	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	rw_write_len(test, 2, 2000, RW_PAD_DATA, &mark);
 	rw_write(test, 3, 3000, NULL);
 	bytes = rw_bytes(test);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
@@ -265,6 +289,21 @@ static void rw_test_later_event(struct kunit *test)
 	rw_expect_empty(test);
 }
 
+/* An 8 byte event cannot keep its time delta as padding: it stays */
+static void rw_test_later_event_small(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	rw_write(test, 2, 2000, NULL);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_padded(test, 0);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 2, 2000);
+	rw_expect_empty(test);
+}
+
 /*
  * A rewind takes back the padding that follows its event: the entries of
  * a call's children that had to be padded go with the call's entry.
@@ -277,7 +316,7 @@ static void rw_test_padding_run(struct kunit *test)
 	rw_write(test, 1, 1000, NULL);
 	bytes = rw_bytes(test);
 	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &outer));
-	KUNIT_ASSERT_TRUE(test, rw_write(test, 3, 1200, &inner));
+	rw_write_len(test, 3, 1200, RW_PAD_DATA, &inner);
 	/* Something else that writes after the inner event, and goes */
 	KUNIT_ASSERT_TRUE(test, rw_write(test, 4, 1300, &irq));
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &inner), 0);
@@ -302,8 +341,8 @@ static void rw_test_padding_then_data(struct kunit *test)
 {
 	struct ring_buffer_rewind_mark outer, inner;
 
-	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &outer));
-	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &inner));
+	rw_write_len(test, 1, 1000, RW_PAD_DATA, &outer);
+	rw_write_len(test, 2, 1100, RW_PAD_DATA, &inner);
 	rw_write(test, 3, 1200, NULL);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &inner), 0);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), 0);
@@ -355,13 +394,14 @@ static void rw_test_page_boundary(struct kunit *test)
 	unsigned long bytes;
 	u32 i;
 
-	/* Fill the first page: the next event does not fit */
-	for (i = 1; i < n; i++)
+	/* Fill the first page (the last event takes two slots) */
+	for (i = 1; i < n - 1; i++)
 		rw_write(test, i, 1000 + i, NULL);
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n, 1000 + n, &last));
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 1, 1000 + n + 1, &first));
+	rw_write_len(test, n - 1, 1000 + n - 1, RW_PAD_DATA, &last);
+	/* The next event does not fit, and opens the next page */
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n, 1000 + n, &first));
 	bytes = rw_bytes(test) - RW_EVENT_SIZE;
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 2, 1000 + n + 2, &second));
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 1, 1000 + n + 1, &second));
 
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &second), 0);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), 0);
@@ -371,11 +411,11 @@ static void rw_test_page_boundary(struct kunit *test)
 	rw_expect_counts(test, 2, 0);
 	rw_expect_padded(test, 1);
 
-	rw_write(test, n + 3, 1000 + n + 3, NULL);
-	KUNIT_EXPECT_EQ(test, rw_entries(test), (unsigned long)n);
-	for (i = 1; i < n; i++)
+	rw_write(test, n + 2, 1000 + n + 2, NULL);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), (unsigned long)n - 1);
+	for (i = 1; i < n - 1; i++)
 		rw_expect_event(test, i, 1000 + i);
-	rw_expect_event(test, n + 3, 1000 + n + 3);
+	rw_expect_event(test, n + 2, 1000 + n + 2);
 	rw_expect_empty(test);
 }
 
@@ -513,28 +553,6 @@ static void rw_test_nmi_after_move(struct kunit *test)
 	rw_expect_empty(test);
 }
 
-/* Write events of @len bytes of data, ending at time @ts */
-static void rw_write_len(struct kunit *test, u32 val, u64 ts, unsigned int len,
-			 struct ring_buffer_rewind_mark *mark)
-{
-	struct rw_ctx *ctx = test->priv;
-	struct ring_buffer_event *event;
-
-	rw_now = ts;
-	preempt_disable();
-	ring_buffer_rewind_mark_start(ctx->buffer, mark);
-	event = ring_buffer_lock_reserve(ctx->buffer, len);
-	if (!event) {
-		preempt_enable();
-		KUNIT_FAIL_AND_ABORT(test, "no room for event %u\n", val);
-	}
-	memset(ring_buffer_event_data(event), 0, len);
-	*(u32 *)ring_buffer_event_data(event) = val;
-	ring_buffer_unlock_commit(ctx->buffer);
-	KUNIT_EXPECT_TRUE(test, ring_buffer_rewind_mark_end(ctx->buffer, mark));
-	preempt_enable();
-}
-
 /*
  * The marked event fills its page exactly, and an NMI event before the
  * move goes to the next page: the page's write index stays where the
@@ -643,6 +661,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_time_extend),
 	KUNIT_CASE(rw_test_nested),
 	KUNIT_CASE(rw_test_later_event),
+	KUNIT_CASE(rw_test_later_event_small),
 	KUNIT_CASE(rw_test_padding_run),
 	KUNIT_CASE(rw_test_padding_then_data),
 	KUNIT_CASE(rw_test_consumed),
