@@ -14,7 +14,8 @@ from typing import Dict, Optional, Sequence
 
 from . import (VERSION, cmd_boot, cmd_callees, cmd_callers, cmd_chrome,
                cmd_diff, cmd_flamechart, cmd_flamegraph, cmd_folded,
-               cmd_info, cmd_report, cmd_speedscope, cmd_tree)
+               cmd_hist, cmd_info, cmd_report, cmd_slowest,
+               cmd_speedscope, cmd_tree)
 from .command import EPILOG, Parser, UsageError, warn
 from .model import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
                     FtdError)
@@ -28,7 +29,7 @@ gzip, xz or bzip2, or '-' for stdin) and reports where the time went."""
 # in the order of --help
 COMMANDS: Dict[str, ModuleType] = {
     "report": cmd_report, "callers": cmd_callers, "callees": cmd_callees,
-    "tree": cmd_tree, "folded": cmd_folded, "flamegraph": cmd_flamegraph,
+    "slowest": cmd_slowest, "hist": cmd_hist, "tree": cmd_tree, "folded": cmd_folded, "flamegraph": cmd_flamegraph,
     "flamechart": cmd_flamechart, "chrome": cmd_chrome,
     "speedscope": cmd_speedscope, "diff": cmd_diff, "boot": cmd_boot,
     "info": cmd_info,

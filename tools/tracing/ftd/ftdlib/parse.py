@@ -186,6 +186,10 @@ Sink = Callable[[str, str, int, str, int, int], None]
 # An open sink gets every call still open at the end of the input:
 # (track key, cpu, depth, name, start_ns).
 OpenSink = Callable[[str, str, int, str, int], None]
+# A call sink gets every counted call with where it is in the trace:
+# (track key, cpu, name, start_ns or -1, duration_ns, line number of its
+# entry, or of its line when it has only one).
+CallSink = Callable[[str, str, str, int, int, int], None]
 # A comment sink gets every timestamped comment line (trace events and
 # trace_printk inside the graph): (track key, cpu, ts_ns, text), and
 # every "#" header line as ("", "", -1, text).
@@ -210,10 +214,11 @@ class Frame:
     """A call whose entry was seen and whose return was not yet."""
 
     __slots__ = ("name", "depth", "child_ns", "ts", "node", "cpu", "seg",
-                 "segi")
+                 "segi", "line")
 
     def __init__(self, name: str, depth: int, ts: str, node: Node,
-                 cpu: str, seg: Optional["Pending"], segi: int) -> None:
+                 cpu: str, seg: Optional["Pending"], segi: int,
+                 line: int) -> None:
         self.name = name
         self.depth = depth
         self.child_ns = 0       # durations of its direct callees
@@ -222,6 +227,7 @@ class Frame:
         self.cpu = cpu
         self.seg = seg          # where it waits when it has no caller:
         self.segi = segi        # seg's entry segi
+        self.line = line        # line number of the entry (0: not kept)
 
 
 class Pending:
@@ -280,6 +286,8 @@ class CallBuilder:
         self.plain = sink is None and not filters.call_filter()
         self.tasks: Dict[str, TaskState] = {}
         self.open_sink: Optional[OpenSink] = None
+        self.call_sink: Optional[CallSink] = None
+        self.lineno = 0         # the current line, when the reader says
         self.lost_seq = 0       # LOST markers so far
         self.entries = 0
         self.leaves = 0
@@ -421,7 +429,8 @@ class CallBuilder:
         if node is None:
             node = kids[name] = [name, {} if self.flat is None
                                  else self.flat, 0, 0, BIG, 0, 0]
-        stack.append(Frame(name, depth, ts, node, cpu, seg, segi))
+        stack.append(Frame(name, depth, ts, node, cpu, seg, segi,
+                           self.lineno))
         self.entries += 1
 
     def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: str,
@@ -497,7 +506,8 @@ class CallBuilder:
                         node[LOCAL] += d - fr.child_ns
                     else:
                         self._count(st.key, fr.cpu, fr.node, depth, d,
-                                    fr.child_ns, self._start(fr.ts, ts, d))
+                                    fr.child_ns, self._start(fr.ts, ts, d),
+                                    fr.line)
                     return
                 # same depth, another function: both halves were lost
                 self.info.missing_returns += 1
@@ -616,7 +626,7 @@ class CallBuilder:
             self._count(st.key, cpu, node, depth, d, child_ns, start)
 
     def _count(self, key: str, cpu: str, node: Node, depth: int, d: int,
-               child_ns: int, start: int) -> None:
+               child_ns: int, start: int, line: int = -1) -> None:
         """Add one completed call to its node (and to the sink)."""
         if not self.plain:
             f = self.filters
@@ -637,6 +647,9 @@ class CallBuilder:
         node[LOCAL] += d - child_ns
         if self.sink is not None and start >= 0:
             self.sink(key, cpu, depth, node[NAME], start, start + d)
+        if self.call_sink is not None:
+            self.call_sink(key, cpu, node[NAME], start, d,
+                           self.lineno if line < 0 else line)
 
     # ---- end ---------------------------------------------------------
     def finish(self) -> None:
@@ -710,7 +723,15 @@ class Walker:
         self._dmap: Dict[str, int] = {}
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
+        self.need_lines = False
         del count_lines     # every task's lines are always counted
+
+    def want_calls(self, fn: CallSink) -> None:
+        """Give every counted call to fn, with its line number (every
+        line then takes the general path, which keeps them)."""
+        self.calls.call_sink = fn
+        self.calls.plain = False
+        self.need_lines = True
 
     @property
     def tasks(self) -> Dict[str, TaskState]:
@@ -823,7 +844,8 @@ class Walker:
         self.layout_changed = False
         lay = self.layout
         assert lay is not None
-        if self.filters.line_filter() or not lay.duration:
+        if self.filters.line_filter() or not lay.duration or \
+                self.need_lines:
             self._batch_general(batch)
             return
         calls = self.calls
@@ -1014,6 +1036,7 @@ class Walker:
         key = task_key(task, cpu, self.curtask)
         st = self.calls.task(key)
         st.lines += 1
+        self.calls.lineno = self.lineno
         if cpu:
             self.cpuset.add(cpu)
             st.cpu = cpu

@@ -16,7 +16,8 @@ from conftest import DATA_DIR, FTD, run_ftd
 
 S3 = DATA_DIR / "s3_head.txt"
 S1 = DATA_DIR / "s1_head.txt"
-COMMANDS = ["report", "callers", "callees", "tree", "folded", "flamegraph",
+COMMANDS = ["report", "callers", "callees", "slowest", "hist", "tree",
+            "folded", "flamegraph",
             "flamechart", "chrome", "speedscope", "diff", "info", "boot"]
 
 

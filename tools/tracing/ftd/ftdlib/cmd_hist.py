@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ftd hist: the distribution of a function's call durations, as a
+histogram with power-of-two buckets and percentiles."""
+
+from __future__ import annotations
+
+import argparse
+import array
+import json
+from typing import Dict, List, Optional, TextIO, Tuple
+
+from .analysis import matcher
+from .command import SubParsers, add_common, load, new_parser
+from .model import FtdError
+from .parse import Walker
+from .table import Column, text_col, us_col, write_table
+
+PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+BAR = 40
+
+
+def add_parser(sub: SubParsers) -> None:
+    p = new_parser(sub, "hist", "histogram of the durations of FUNC's "
+                   "calls, with percentiles")
+    add_common(p)
+    p.add_argument("function", metavar="FUNC",
+                   help="the function, or a shell glob (one histogram "
+                   "per function it matches)")
+    p.add_argument("-f", "--format", choices=("text", "csv", "json"),
+                   default="text", help="output format (default text); "
+                   "csv has one row per function and bucket")
+
+
+def percentile(ds: "array.array[int]", p: float) -> int:
+    """The nearest-rank percentile of sorted durations."""
+    k = max(1, -(-len(ds) * p // 100))     # ceil
+    return ds[int(min(k, len(ds))) - 1]
+
+
+def buckets(ds: "array.array[int]") -> List[Tuple[int, int, int]]:
+    """(low ns, high ns, count): below 1 us, then [1, 2), [2, 4), ...
+    microseconds, up to the bucket of the longest call."""
+    out: List[Tuple[int, int, int]] = []
+    lo, hi, i = 0, 1000, 0
+    while i < len(ds):
+        n = 0
+        while i < len(ds) and ds[i] < hi:
+            n += 1
+            i += 1
+        out.append((lo, hi, n))
+        lo, hi = hi, hi * 2
+    return out
+
+
+def summary(name: str, ds: "array.array[int]") -> Dict[str, object]:
+    d: Dict[str, object] = {
+        "function": name, "count": len(ds),
+        "min_us": round(ds[0] / 1000.0, 3)}
+    for p in PERCENTILES:
+        d["p%s_us" % ("%g" % p).replace(".", "")] = round(
+            percentile(ds, p) / 1000.0, 3)
+    d["max_us"] = round(ds[-1] / 1000.0, 3)
+    return d
+
+
+def bucket_columns() -> List[Column]:
+    return [
+        text_col("Function", "function", lambda r: r[0]),
+        us_col("From(us)", "from_us", lambda r: r[1]),
+        us_col("To(us)", "to_us", lambda r: r[2]),
+        Column("Count", "count", lambda r: str(r[3]), lambda r: r[3]),
+    ]
+
+
+def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    match = matcher([a.function])
+    durs: Dict[str, "array.array[int]"] = {}
+
+    def sink(key: str, cpu: str, name: str, start: int, d: int,
+             line: int) -> None:
+        if match(name):
+            ds: Optional["array.array[int]"] = durs.get(name)
+            if ds is None:
+                ds = durs[name] = array.array("q")
+            ds.append(d)
+
+    w = load(a.trace, a, flat=True, hooks=lambda w: w.want_calls(sink))
+    if not durs:
+        raise FtdError("%s: function %r not found in the trace" % (
+            w.info.name, a.function))
+    hists = []
+    for name in sorted(durs):
+        ds = array.array("q", sorted(durs[name]))
+        hists.append((name, ds, buckets(ds)))
+    if a.format == "json":
+        doc = []
+        for name, ds, bs in hists:
+            d = summary(name, ds)
+            d["buckets"] = [{"from_us": lo / 1000.0, "to_us": hi / 1000.0,
+                             "count": n} for lo, hi, n in bs]
+            doc.append(d)
+        out.write(json.dumps(doc, indent=1) + "\n")
+        return w
+    if a.format == "csv":
+        write_table(out, bucket_columns(),
+                    [(name, lo, hi, n) for name, ds, bs in hists
+                     for lo, hi, n in bs], "csv")
+        return w
+    for k, (name, ds, bs) in enumerate(hists):
+        if k:
+            out.write("\n")
+        out.write("%s: %d calls, min %.3f us, %s, max %.3f us\n" % (
+            name, len(ds), ds[0] / 1000.0, ", ".join(
+                "p%g %.3f us" % (p, percentile(ds, p) / 1000.0)
+                for p in PERCENTILES), ds[-1] / 1000.0))
+        most = max(n for _, _, n in bs)
+        for lo, hi, n in bs:
+            label = "< 1" if lo == 0 else "%d - %d" % (lo // 1000,
+                                                      hi // 1000)
+            out.write("  %14s us %9d %5.1f%% |%-*s|\n" % (
+                label, n, 100.0 * n / len(ds), BAR,
+                "#" * (n * BAR // most if n else 0)))
+    return w

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ftd slowest: the slowest single calls of a function, with where
+they are in the trace."""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+from typing import List, TextIO, Tuple
+
+from .analysis import matcher
+from .command import (SubParsers, add_common, add_format, count_arg, load,
+                      new_parser)
+from .model import FtdError, task_cpu, task_name
+from .parse import Walker
+from .table import Column, int_col, text_col, us_col, write_table
+
+# duration, -sequence (the earlier of equal calls first), start, task,
+# cpu, line, function
+Call = Tuple[int, int, int, str, str, int, str]
+
+
+def add_parser(sub: SubParsers) -> None:
+    p = new_parser(sub, "slowest", "the slowest calls of FUNC, each with "
+                   "its start time, task, CPU and line in the trace")
+    add_common(p)
+    p.add_argument("function", metavar="FUNC",
+                   help="the function, or a shell glob (the slowest "
+                   "calls of all the functions it matches)")
+    add_format(p)
+    p.add_argument("-n", "--top", type=count_arg(1), default=10,
+                   metavar="N", help="how many calls (default 10)")
+
+
+def columns() -> List[Column]:
+    return [
+        us_col("Duration(us)", "duration_us", lambda c: c[0]),
+        Column("Start(s)", "start_s",
+               lambda c: "%.6f" % (c[2] / 1e9) if c[2] >= 0 else "-",
+               lambda c: round(c[2] / 1e9, 6) if c[2] >= 0 else None,
+               lambda c: "%.6f" % (c[2] / 1e9) if c[2] >= 0 else ""),
+        text_col("Task", "task", lambda c: c[3]),
+        Column("CPU", "cpu", lambda c: c[4] or "-",
+               lambda c: int(c[4]) if c[4] else None,
+               lambda c: c[4]),
+        int_col("Line", "line", lambda c: c[5]),
+        text_col("Function", "function", lambda c: c[6]),
+    ]
+
+
+def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    match = matcher([a.function])
+    top: List[Call] = []
+    seq = [0]
+
+    def sink(key: str, cpu: str, name: str, start: int, d: int,
+             line: int) -> None:
+        if not match(name):
+            return
+        seq[0] += 1
+        call = (d, -seq[0], start, task_name(key), cpu or task_cpu(key),
+                line, name)
+        if len(top) < a.top:
+            heapq.heappush(top, call)
+        elif call > top[0]:
+            heapq.heapreplace(top, call)
+
+    w = load(a.trace, a, flat=True, hooks=lambda w: w.want_calls(sink))
+    if not top:
+        raise FtdError("%s: function %r not found in the trace" % (
+            w.info.name, a.function))
+    rows = sorted(top, reverse=True)
+    if a.format == "text":
+        out.write("The %d slowest calls of %s (line: of the call's entry, "
+                  "or of its only line):\n" % (len(rows), a.function))
+    write_table(out, columns(), rows, a.format)
+    return w
