@@ -29,7 +29,8 @@ gzip, xz or bzip2, or '-' for stdin) and reports where the time went."""
 # in the order of --help
 COMMANDS: Dict[str, ModuleType] = {
     "report": cmd_report, "callers": cmd_callers, "callees": cmd_callees,
-    "slowest": cmd_slowest, "hist": cmd_hist, "tree": cmd_tree, "folded": cmd_folded, "flamegraph": cmd_flamegraph,
+    "slowest": cmd_slowest, "hist": cmd_hist, "tree": cmd_tree,
+    "folded": cmd_folded, "flamegraph": cmd_flamegraph,
     "flamechart": cmd_flamechart, "chrome": cmd_chrome,
     "speedscope": cmd_speedscope, "diff": cmd_diff, "boot": cmd_boot,
     "info": cmd_info,
