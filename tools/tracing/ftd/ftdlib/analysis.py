@@ -7,8 +7,9 @@ import fnmatch
 from typing import (Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple)
 
-from .model import (COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL, FuncStats,
-                    Node, Timeline, add_node_stats, new_node, task_name)
+from .model import (COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
+                    FuncStats, Node, Timeline, add_node_stats, new_node,
+                    task_name)
 
 Roots = Dict[str, Node]
 
@@ -39,7 +40,8 @@ def func_stats(roots: Roots) -> Dict[str, FuncStats]:
                 fs = out.get(n[NAME])
                 if fs is None:
                     fs = out[n[NAME]] = FuncStats(n[NAME])
-                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
+                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
+                       n[ONCPU])
             todo.extend(n[KIDS].values())
     return out
 
@@ -57,6 +59,23 @@ def matcher(patterns: Optional[Sequence[str]]) -> Callable[[str], bool]:
             return True
         return any(fnmatch.fnmatchcase(name, g) for g in globs)
     return match
+
+
+def prune(roots: Roots, match: Callable[[str], bool]) -> int:
+    """Remove the calls of the functions match accepts, with everything
+    below them; the number of nodes removed.  The local time of their
+    callers stays as it was: it never held the removed calls' time."""
+    removed = 0
+    for root in roots.values():
+        todo = [root]
+        while todo:
+            n = todo.pop()
+            kids = n[KIDS]
+            for name in [k for k in kids if match(k)]:
+                del kids[name]
+                removed += 1
+            todo.extend(kids.values())
+    return removed
 
 
 def relations(roots: Roots, func: str) -> Tuple[
@@ -79,12 +98,14 @@ def relations(roots: Roots, func: str) -> Tuple[
             if match(name):
                 if n[COUNT]:
                     names[name] = 1
-                    me.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
+                    me.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
+                           n[ONCPU])
                     key = (parent or "(root)", name)
                     fs = callers.get(key)
                     if fs is None:
                         fs = callers[key] = FuncStats(key[0])
-                    fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
+                    fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
+                       n[ONCPU])
                 for c in n[KIDS].values():
                     if c[COUNT]:
                         names.setdefault(name, 1)
@@ -93,7 +114,7 @@ def relations(roots: Roots, func: str) -> Tuple[
                         if fs is None:
                             fs = callees[key] = FuncStats(c[NAME])
                         fs.add(c[COUNT], c[TOTAL], c[MIN], c[MAX],
-                               c[LOCAL])
+                               c[LOCAL], c[ONCPU])
             todo.extend((c, name) for c in n[KIDS].values())
     several = len(names) > 1
     out_callers: Dict[str, FuncStats] = {}

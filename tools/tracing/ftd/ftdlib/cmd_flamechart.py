@@ -8,7 +8,7 @@ import os
 from typing import TextIO
 
 from .command import (SubParsers, add_common, add_svg_options, count_arg,
-                      highlight, new_parser, px, timeline)
+                      highlight, new_parser, no_switches, px, timeline)
 from .parse import Walker
 from .svg import flamechart
 
@@ -22,16 +22,23 @@ def add_parser(sub: SubParsers) -> None:
                     help="one lane per task (default), or per task on "
                     "each CPU")
     fc.add_argument("--max-lanes", type=count_arg(1), default=64,
-                    metavar="N", help="draw the N busiest lanes "
-                    "(default 64)")
+                    metavar="N", help="draw the N busiest lanes: most "
+                    "time on the CPU when the trace has context switches, "
+                    "else most time in calls (default 64)")
     fc.add_argument("--min-px", type=px, default=0.05, metavar="PX",
                     help="leave out calls narrower than PX pixels at "
                     "full width (default 0.05)")
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
-    w, tl = timeline(a, "a flame chart")
+    w, tl = timeline(a, "a flame chart", oncpu=True)
     title = a.title or "Flame chart: %s" % os.path.basename(w.info.name)
+    off = None
+    legend = ""
+    if tl.by == "task" and no_switches(w) is None:
+        off = {k: (st.off_s, st.off_e) for k, st in w.tasks.items()
+               if st.off_s}
+        legend = "lanes ranked by time on the CPU; shaded: switched out"
     flamechart(out, tl, title, highlight(a), a.width, min_px=a.min_px,
-               max_lanes=a.max_lanes)
+               max_lanes=a.max_lanes, legend=legend, off=off)
     return w

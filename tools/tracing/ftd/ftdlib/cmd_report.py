@@ -8,14 +8,15 @@ from typing import Dict, TextIO
 
 from .analysis import matcher, top_callees
 from .command import (SubParsers, add_common, add_format, count_arg, load,
-                      new_parser)
+                      new_parser, no_switches, warn)
 from .model import FtdError
 from .output import parse_sort, sort_stats, stats_columns
 from .parse import Walker
 from .table import text_col, write_table
 
 SORT_HELP = ("sort keys, comma separated: function, count, total, avg, "
-             "min, max, local")
+             "min, max, local, oncpu (time on the CPU: adds its column; "
+             "needs funcgraph-abstime)")
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -38,17 +39,25 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
-    w = load(a.trace, a, flat=not a.subs)
+    keys = parse_sort(a.sort)
+    oncpu = "oncpu" in keys
+    w = load(a.trace, a, flat=not a.subs, oncpu=oncpu)
+    if oncpu:
+        why = no_switches(w)
+        if why is not None and not w.calls.oncpu:
+            raise FtdError(why)
+        if why is not None:
+            warn(why)
     stats = w.func_stats()
     keep = matcher(a.function)
     rows = [f for f in stats.values() if keep(f.function)]
     if not rows and a.function:
         raise FtdError("%s: no function matches %s" % (
             w.info.name, " ".join("-F %r" % g for g in a.function)))
-    rows = sort_stats(rows, parse_sort(a.sort), a.reverse)
+    rows = sort_stats(rows, keys, a.reverse)
     if a.top is not None:
         rows = rows[:a.top]
-    cols = stats_columns()
+    cols = stats_columns(oncpu)
     if a.subs and a.format == "text":
         subs = top_callees(w.roots())
         extra: Dict[str, str] = {}

@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
+from .analysis import matcher, prune
 from .model import EXIT_MALFORMED, FtdError, Timeline, TraceInfo, task_name
 from .parse import Filters, Sink, Walker, parse_file
 
@@ -148,6 +149,9 @@ def add_common(p: argparse.ArgumentParser, inputs: int = 1) -> None:
     g.add_argument("--max-depth", type=count_arg(0), metavar="N",
                    help="only calls at call depth N or less (0 = "
                    "outermost)")
+    g.add_argument("-N", "--exclude", action="append", metavar="GLOB",
+                   help="leave out the calls of functions matching GLOB "
+                   "and everything they called (repeatable)")
     g.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE instead of stdout")
 
@@ -226,9 +230,27 @@ def report_problems(info: TraceInfo, strict: bool) -> None:
 def load(path: str, a: argparse.Namespace, sink: Optional[Sink] = None,
          need_time: str = "", flat: bool = False,
          count_lines: bool = False,
-         hooks: Optional[Callable[[Walker], None]] = None) -> Walker:
+         hooks: Optional[Callable[[Walker], None]] = None,
+         oncpu: bool = False) -> Walker:
+    """Parse a trace with the filters of a; with oncpu, keep on-CPU
+    time when the trace has time stamps.  -N needs call paths, so it
+    turns flat off and prunes the trees."""
+    excl = getattr(a, "exclude", None)
+    if excl:
+        flat = False
+
+    def all_hooks(w: Walker) -> None:
+        if oncpu:
+            w.want_oncpu()
+        elif getattr(a, "exclude", None) and sink is not None:
+            raise UsageError("-N applies to the call trees: report, "
+                             "callers, callees, tree, folded, flamegraph")
+        if hooks is not None:
+            hooks(w)
     w = parse_file(path, filters(a), sink, need_time, a.progress, flat,
-                   count_lines, hooks)
+                   count_lines, all_hooks)
+    if excl:
+        prune(w.roots(), matcher(excl))
     info = w.info
     if w.layout is None:
         raise FtdError("%s: no function_graph output found (%d lines "
@@ -261,9 +283,23 @@ def filter_args(a: argparse.Namespace) -> List[str]:
             out.append(opt)
     for t in a.task or []:
         out.append("--task %r" % t)
+    for f in getattr(a, "exclude", None) or []:
+        out.append("-N %r" % f)
     if a.min_dur:
         out.append("--min-dur")
     return out
+
+
+def no_switches(w: Walker) -> Optional[str]:
+    """Why on-CPU time is the wall time, or None: it is kept only with
+    time stamps, and there is only a difference with context switches."""
+    if not w.calls.oncpu:
+        return ("%s: no time stamps: on-CPU time needs `echo 1 > "
+                "%sfuncgraph-abstime`" % (w.info.name, OPT))
+    if not w.info.switches:
+        return ("%s: no context-switch lines: on-CPU time is the whole "
+                "duration" % w.info.name)
+    return None
 
 
 def highlight(a: argparse.Namespace) -> Optional[List[str]]:
@@ -280,12 +316,12 @@ def check_focus(w: Walker, func: Optional[str]) -> None:
             w.info.name, func))
 
 
-def timeline(a: argparse.Namespace,
-             what: str) -> Tuple[Walker, Timeline]:
+def timeline(a: argparse.Namespace, what: str,
+             oncpu: bool = False) -> Tuple[Walker, Timeline]:
     """Parse a.trace into a Timeline (for the commands that draw
     time); what names the command in the error about time stamps."""
     tl = Timeline(getattr(a, "tracks", "task"))
-    w = load(a.trace, a, tl.sink, need_time=what, flat=True)
+    w = load(a.trace, a, tl.sink, need_time=what, flat=True, oncpu=oncpu)
     tl.set_origin(w.info.first_ts)
     if not tl.tracks:
         raise FtdError("%s: no completed calls with timestamps" %

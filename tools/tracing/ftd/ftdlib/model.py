@@ -29,16 +29,19 @@ class FtdError(Exception):
 
 
 # A call-tree node is a list, for speed in the parser's hot loop:
-#   [name, children, count, total_ns, min_ns, max_ns, local_ns]
+#   [name, children, count, total_ns, min_ns, max_ns, local_ns,
+#    oncpu_ns]
 # children maps a callee name to its node.  The root has name "".
-NAME, KIDS, COUNT, TOTAL, MIN, MAX, LOCAL = range(7)
+# oncpu_ns is the total less the time the task was switched out, kept
+# only when asked for (CallBuilder.oncpu).
+NAME, KIDS, COUNT, TOTAL, MIN, MAX, LOCAL, ONCPU = range(8)
 Node = List[Any]  # nodes are plain lists, see above
 
 BIG = 1 << 62
 
 
 def new_node(name: str) -> Node:
-    return [name, {}, 0, 0, BIG, 0, 0]
+    return [name, {}, 0, 0, BIG, 0, 0, 0]
 
 
 def add_node_stats(dst: Node, src: Node) -> None:
@@ -50,6 +53,7 @@ def add_node_stats(dst: Node, src: Node) -> None:
     if src[MAX] > dst[MAX]:
         dst[MAX] = src[MAX]
     dst[LOCAL] += src[LOCAL]
+    dst[ONCPU] += src[ONCPU]
 
 
 @dataclasses.dataclass
@@ -62,13 +66,14 @@ class FuncStats:
     min: int = BIG
     max: int = 0
     local: int = 0
+    oncpu: int = 0
 
     @property
     def avg(self) -> float:
         return self.total / self.count if self.count else 0.0
 
     def add(self, count: int, total: int, mn: int, mx: int,
-            local: int) -> None:
+            local: int, oncpu: int = 0) -> None:
         self.count += count
         self.total += total
         if mn < self.min:
@@ -76,6 +81,7 @@ class FuncStats:
         if mx > self.max:
             self.max = mx
         self.local += local
+        self.oncpu += oncpu
 
 
 @dataclasses.dataclass

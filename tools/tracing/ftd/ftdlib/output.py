@@ -76,6 +76,7 @@ SORT_KEYS: Dict[str, Callable[[FuncStats], object]] = {
     "min": lambda f: f.min if f.count else 0,
     "max": lambda f: f.max,
     "local": lambda f: f.local,
+    "oncpu": lambda f: f.oncpu,
 }
 SORT_ALIASES = {"name": "function", "func": "function", "calls": "count",
                 "call": "count", "self": "local", "average": "avg",
@@ -112,10 +113,10 @@ def sort_stats(rows: List[FuncStats], keys: Sequence[str],
     return out
 
 
-def stats_columns() -> List[Column]:
+def stats_columns(oncpu: bool = False) -> List[Column]:
     """The columns of report, callers and callees: function, count,
-    total, average, min, max and local time."""
-    return [
+    total, average, min, max and local time (and on-CPU time)."""
+    cols = [
         text_col("Function", "function", lambda f: f.function, width=48),
         int_col("Count", "count", lambda f: f.count),
         us_col("Total(us)", "total_us", lambda f: f.total),
@@ -124,6 +125,9 @@ def stats_columns() -> List[Column]:
         us_col("Max(us)", "max_us", lambda f: f.max),
         us_col("Local(us)", "local_us", lambda f: f.local),
     ]
+    if oncpu:
+        cols.append(us_col("OnCPU(us)", "oncpu_us", lambda f: f.oncpu))
+    return cols
 
 
 def write_tree(out: TextIO, top: Node, max_depth: Optional[int],

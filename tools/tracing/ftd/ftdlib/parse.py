@@ -16,6 +16,7 @@ stack depth, never with the length of the trace.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import itertools
 import re
@@ -23,8 +24,8 @@ from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
                     Sequence, Tuple)
 
 from .inputs import TraceInput, TruncatedInput
-from .model import (BIG, CLIP_NS, COUNT, KIDS, LOCAL, MAX, MIN, NAME, TOTAL,
-                    FtdError, FuncStats, Layout, Node, TraceInfo,
+from .model import (BIG, CLIP_NS, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU,
+                    TOTAL, FtdError, FuncStats, Layout, Node, TraceInfo,
                     add_node_stats, ran_inside, task_name)
 
 # Pieces of the line, one per optional column, in the kernel's order
@@ -252,7 +253,8 @@ class TaskState:
     """One task's open calls and its call tree."""
 
     __slots__ = ("key", "stack", "pending", "root", "lines", "cpu",
-                 "maxpend", "since")
+                 "maxpend", "since", "last_ts", "out_since", "off_s",
+                 "off_e")
 
     def __init__(self, key: str, root: Node) -> None:
         self.key = key
@@ -263,6 +265,22 @@ class TaskState:
         self.cpu = ""           # CPU of the task's last line
         self.maxpend = -1       # deepest key of pending, -1 if none
         self.since = 0          # LOST markers seen when stack[0] began
+        # for on-CPU time: the time of its last line, since when it is
+        # switched out (-1: it is not), and when it was off the CPU
+        self.last_ts = -1
+        self.out_since = -1
+        self.off_s: List[int] = []
+        self.off_e: List[int] = []
+
+    def off_cpu(self, start: int, end: int) -> int:
+        """How long the task was switched out within [start, end)."""
+        off_s, off_e = self.off_s, self.off_e
+        i = bisect.bisect_right(off_e, start)
+        total = 0
+        while i < len(off_s) and off_s[i] < end:
+            total += min(off_e[i], end) - max(off_s[i], start)
+            i += 1
+        return total
 
 
 class CallBuilder:
@@ -287,6 +305,8 @@ class CallBuilder:
         self.tasks: Dict[str, TaskState] = {}
         self.open_sink: Optional[OpenSink] = None
         self.call_sink: Optional[CallSink] = None
+        self.oncpu = False      # keep on-CPU time (see switched())
+        self.first_ts = 0       # of the trace, for on-CPU time
         self.lineno = 0         # the current line, when the reader says
         self.lost_seq = 0       # LOST markers so far
         self.entries = 0
@@ -304,7 +324,7 @@ class CallBuilder:
 
     def _new(self, name: str) -> Node:
         return [name, {} if self.flat is None else self.flat, 0, 0, BIG,
-                0, 0]
+                0, 0, 0]
 
     def _kids(self) -> Dict[str, Node]:
         return {} if self.flat is None else self.flat
@@ -313,7 +333,7 @@ class CallBuilder:
         node = kids.get(name)
         if node is None:
             node = kids[name] = [name, {} if self.flat is None
-                                 else self.flat, 0, 0, BIG, 0, 0]
+                                 else self.flat, 0, 0, BIG, 0, 0, 0]
         return node
 
     def _add(self, st: TaskState, depth: int, first: int, total: int,
@@ -393,6 +413,33 @@ class CallBuilder:
         if st.since != self.lost_seq:
             self.cut(st)
 
+    def switched(self, prev: str, nxt: str, t: int) -> None:
+        """A context-switch block at about time t (the last time stamp
+        of its CPU): prev leaves the CPU, nxt, off it until now (since
+        its switch-out, or since the start of the trace if it was not
+        seen yet), comes on."""
+        if t < 0:
+            return
+        st = self.task(prev)
+        st.out_since = max(t, st.last_ts)
+        st = self.task(nxt)
+        a = st.out_since if st.out_since >= 0 else \
+            self.first_ts if st.last_ts < 0 else -1
+        if 0 <= a < t:
+            st.off_s.append(a)
+            st.off_e.append(t)
+        st.out_since = -1
+
+    def seen(self, st: TaskState, t: int) -> None:
+        """A line of st at time t: if st was switched out and its
+        switch-in was not seen, it was off the CPU until now."""
+        if st.out_since >= 0:
+            if st.out_since < t:
+                st.off_s.append(st.out_since)
+                st.off_e.append(t)
+            st.out_since = -1
+        st.last_ts = t
+
     def lost(self, cpu: str) -> None:
         """A LOST marker on cpu: every task whose last line was on that
         CPU may have lost lines."""
@@ -428,7 +475,7 @@ class CallBuilder:
         node = kids.get(name)
         if node is None:
             node = kids[name] = [name, {} if self.flat is None
-                                 else self.flat, 0, 0, BIG, 0, 0]
+                                 else self.flat, 0, 0, BIG, 0, 0, 0]
         stack.append(Frame(name, depth, ts, node, cpu, seg, segi,
                            self.lineno))
         self.entries += 1
@@ -459,7 +506,7 @@ class CallBuilder:
         node = kids.get(name)
         if node is None:
             node = kids[name] = [name, {} if self.flat is None
-                                 else self.flat, 0, 0, BIG, 0, 0]
+                                 else self.flat, 0, 0, BIG, 0, 0, 0]
         if self.plain:
             node[COUNT] += 1
             node[TOTAL] += d
@@ -575,7 +622,7 @@ class CallBuilder:
         node = kids.get(name)
         if node is None:
             node = kids[name] = [name, {} if flat is None else flat,
-                                 0, 0, BIG, 0, 0]
+                                 0, 0, BIG, 0, 0, 0]
         p = pend.get(depth + 1)
         if p is not None and p.first:
             firsts = p.first
@@ -645,6 +692,13 @@ class CallBuilder:
         if d > node[MAX]:
             node[MAX] = d
         node[LOCAL] += d - child_ns
+        if self.oncpu and start >= 0:
+            # time before the first line is not known: not counted
+            st = self.tasks[key]
+            a = max(start, self.first_ts)
+            if a < start + d:
+                node[ONCPU] += start + d - a - (
+                    st.off_cpu(a, start + d) if st.off_s else 0)
         if self.sink is not None and start >= 0:
             self.sink(key, cpu, depth, node[NAME], start, start + d)
         if self.call_sink is not None:
@@ -688,7 +742,8 @@ class CallBuilder:
         for name, n in self.flat.items():
             if n[COUNT]:
                 fs = out[name] = FuncStats(name)
-                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL])
+                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
+                       n[ONCPU])
         return out
 
 
@@ -724,7 +779,18 @@ class Walker:
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
         self.need_lines = False
+        self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
         del count_lines     # every task's lines are always counted
+
+    def want_oncpu(self) -> None:
+        """Keep every call's on-CPU time (ONCPU of the nodes): its
+        duration less the time its task was switched out meanwhile, from
+        the context-switch blocks and the time stamps (every line then
+        takes the general path).  Without time stamps it is not kept:
+        calls.oncpu is then False after the run."""
+        self.calls.oncpu = True
+        self.calls.plain = False
+        self.need_lines = True
 
     def want_calls(self, fn: CallSink) -> None:
         """Give every counted call to fn, with its line number (every
@@ -760,6 +826,8 @@ class Walker:
         self.layout = lay
         self.info.layout = lay
         self.fast = layout_regex(lay)
+        if not lay.abstime:
+            self.calls.oncpu = False
         if self.need_time and not lay.abstime:
             raise FtdError(
                 "%s: %s needs absolute timestamps, and this trace has "
@@ -1042,6 +1110,10 @@ class Walker:
             st.cpu = cpu
         if ts:
             self._note_ts(ts)
+            if self.calls.oncpu:
+                t = stamp_ns(ts)
+                self.cpu_ts[cpu] = t
+                self.calls.seen(st, t)
         depth = len(ind) >> 1
         if depth > self.info.max_depth:
             self.info.max_depth = depth
@@ -1052,7 +1124,7 @@ class Walker:
         t = ts_ns(ts)
         info = self.info
         if info.first_ts is None:
-            info.first_ts = t
+            info.first_ts = self.calls.first_ts = t
         if info.last_ts is None or t > info.last_ts:
             info.last_ts = t
 
@@ -1189,6 +1261,11 @@ class Walker:
 
     def _switch(self, cpu: str, prev: str, nxt: str) -> None:
         self.info.switches += 1
+        if self.calls.oncpu:
+            c = cpu if self.layout is None or self.layout.cpu else ""
+            self.calls.switched(task_key(prev, c, self.curtask),
+                                task_key(nxt, c, self.curtask),
+                                self.cpu_ts.get(c, -1))
         if self.layout is not None and self.layout.proc:
             return
         if self.layout is not None and not self.layout.cpu:

@@ -16,8 +16,8 @@ import zlib
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-from .model import (BEFORE, STRETCHED, COUNT, KIDS, LOCAL, NAME, TOTAL, Node,
-                    Timeline)
+from .model import (BEFORE, COUNT, KIDS, LOCAL, NAME, ONCPU, STRETCHED,
+                    TOTAL, Node, Timeline)
 
 DEFAULT_HIGHLIGHT = ["udelay", "mdelay", "ndelay", "__delay", "__udelay",
                      "__const_udelay", "msleep*", "usleep_range*",
@@ -195,7 +195,13 @@ def flamegraph(out: TextIO, top: Node, title: str, subtitle: str,
     """Merged stacks, widths by inclusive time (or calls), root at the
     bottom.  top is a merged tree whose children are the roots."""
     hl = Highlighter(highlight)
-    total = sum(n[TOTAL] if unit == "time" else _calls(n)
+    def value(n: Node) -> int:
+        if unit == "time":
+            return int(n[TOTAL])
+        if unit == "oncpu":
+            return int(n[ONCPU])
+        return _calls(n)
+    total = sum(value(n)
                 for n in top[KIDS].values())
     if total <= 0:
         total = 1
@@ -205,18 +211,18 @@ def flamegraph(out: TextIO, top: Node, title: str, subtitle: str,
     x = 0.0
     for n in sorted(top[KIDS].values(), key=lambda n: n[NAME]):
         todo.append((n, x, 0))
-        x += (n[TOTAL] if unit == "time" else _calls(n)) / total
+        x += value(n) / total
     maxd = 0
     while todo:
         n, x0, d = todo.pop()
-        v = (n[TOTAL] if unit == "time" else _calls(n)) / total
+        v = value(n) / total
         if v * width < min_px:
             continue
         frames.append((n[NAME], x0, x0 + v, d, n))
         maxd = max(maxd, d)
         cx = x0
         for c in sorted(n[KIDS].values(), key=lambda c: c[NAME]):
-            cv = (c[TOTAL] if unit == "time" else _calls(c)) / total
+            cv = value(c) / total
             todo.append((c, cx, d + 1))
             cx += cv
     pad = 10
@@ -228,6 +234,10 @@ def flamegraph(out: TextIO, top: Node, title: str, subtitle: str,
             tip = "%s: %.3f us total, %.3f us local, %d calls (%.2f%%)" % (
                 name, n[TOTAL] / 1000.0, n[LOCAL] / 1000.0, n[COUNT],
                 100.0 * (e - s))
+        elif unit == "oncpu":
+            tip = "%s: %.3f us on CPU of %.3f us total, %d calls " \
+                "(%.2f%%)" % (name, n[ONCPU] / 1000.0, n[TOTAL] / 1000.0,
+                              n[COUNT], 100.0 * (e - s))
         else:
             tip = "%s: %d calls below and here, %d calls (%.2f%%)" % (
                 name, _calls(n), n[COUNT], 100.0 * (e - s))
@@ -251,13 +261,17 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
                min_px: float = 0.05, max_lanes: int = 64,
                marks: Sequence[Tuple[int, int, str]] = (),
                green: Sequence[str] = (), legend: str = "",
-               keep: Sequence[str] = ()) -> None:
+               keep: Sequence[str] = (),
+               off: Optional[Dict[str, Tuple[List[int], List[int]]]] = None
+               ) -> None:
     """Time on the x axis, calls in order, one lane per track (task or
     CPU), callers above callees.  marks are (start, end, label) spans
     drawn as grey bands behind all lanes (the boot view's untraced
     time); green names more functions to highlight in green; legend
     goes after the subtitle; the tracks in keep are drawn first,
-    however quiet."""
+    however quiet.  off gives, per track, when its task was switched
+    out (start and end lists): those spans are shaded in its lane and
+    the lanes are ranked by their time on the CPU."""
     hl = Highlighter(highlight, green)
     placed = {track: tl.nested(track) for track in tl.tracks}
     t0 = tl.start
@@ -272,6 +286,9 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
         if not recs:
             continue
         busy = sum(r[1] - r[0] for r in recs if r[2] == 0)
+        if off is not None and track in off:
+            busy -= sum(min(b, t1) - max(a, t0)
+                        for a, b in zip(*off[track]) if b > t0 and a < t1)
         lanes.append((busy, track, recs))
     lanes.sort(key=lambda t: (t[1] not in keep, -t[0]))
     dropped = len(lanes) - max_lanes
@@ -307,6 +324,20 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     for track, recs, ly in layout:
         out.write('<text x="%d" y="%d" style="font-weight:bold">%s</text>\n'
                   % (pad, ly + 12, escape(track)))
+        if off is not None and track in off:
+            lh = 2 + (max(r[2] for r in recs) + 1) * ROW
+            for a, b in zip(*off[track]):
+                if b <= t0 or a >= t1:
+                    continue
+                s0, e0 = (max(a, t0) - t0) / span, (min(b, t1) - t0) / span
+                out.write('<rect class="gap" data-s="%.9f" data-e="%.9f" '
+                          'x="%.2f" y="%d" width="%.2f" height="%d" '
+                          'fill="#606060" fill-opacity="0.18"><title>%s'
+                          '</title></rect>\n' % (
+                              s0, e0, pad + s0 * width, ly + 16,
+                              max((e0 - s0) * width, 0.5), lh,
+                              escape("switched out: %.3f ms at %.6f s" % (
+                                  (b - a) / 1e6, a / 1e9))))
         for st, en, lvl, fid, flags, dur in recs:
             name = names[fid]
             tip = "%s: %.3f us, at %.6f s" % (name, dur / 1000.0, st / 1e9)

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Time on the CPU (the context-switch blocks take switched-out time out
+of the calls that were open), exclude filters, and the flame graph and
+chart that show on-CPU time by default."""
+
+from __future__ import annotations
+
+import csv
+import io
+import lzma
+import re
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from conftest import TRACES_DIR, run_ftd
+
+HEAD = ("#     TIME        CPU  TASK/PID         DURATION"
+        "                  FUNCTION CALLS\n")
+
+
+def tline(ts: str, task: str, dur: str, depth: int, text: str) -> str:
+    field = ("  " + dur if dur[:1].isdigit() else dur).ljust(14)
+    return "%12s |   0)  %s  | %s|  %s%s\n" % (
+        ts, task.rjust(8), field, "  " * depth, text)
+
+
+def switch(a: str, b: str) -> List[str]:
+    return [" ------------------------------------------\n",
+            " 0)  %s  =>  %s \n" % (a, b),
+            " ------------------------------------------\n", "\n"]
+
+
+def sleepy(tmp_path: Path) -> Path:
+    # sh-10 sleeps in schedule() for 800 us while ls-11 works
+    lines = [HEAD,
+             tline("1.000000", "sh-10", "", 0, "sys_wait4() {"),
+             tline("1.000010", "sh-10", "", 1, "schedule() {")]
+    lines += switch("sh-10", "ls-11")
+    lines += [tline("1.000100", "ls-11", "", 0, "sys_read() {"),
+              tline("1.000110", "ls-11", "+ 700.000 us", 1, "copy();"),
+              tline("1.000850", "ls-11", "! 750.000 us", 0, "}")]
+    lines += switch("ls-11", "sh-10")
+    lines += [tline("1.000900", "sh-10", "! 895.000 us", 1, "}"),
+              tline("1.000905", "sh-10", "! 905.000 us", 0, "}")]
+    p = tmp_path / "t.txt"
+    p.write_text("".join(lines))
+    return p
+
+
+def oncpu(path: Path, *args: str) -> Dict[str, float]:
+    out = run_ftd("report", str(path), "-s", "oncpu", "-f", "csv",
+                  *args).stdout.decode()
+    return {r["function"]: float(r["oncpu_us"])
+            for r in csv.DictReader(io.StringIO(out))}
+
+
+def test_switched_out_time_is_taken_out(tmp_path: Path) -> None:
+    got = oncpu(sleepy(tmp_path))
+    # switched out from the last line of its CPU before the switch
+    # (1.000010) to the last one before the switch back (1.000850)
+    assert got["schedule"] == 895.0 - 840.0
+    assert got["sys_wait4"] == 905.0 - 840.0
+    assert got["sys_read"] == 750.0 and got["copy"] == 700.0
+    rows = run_ftd("report", str(sleepy(tmp_path)), "-s", "oncpu"
+                   ).stdout.decode().splitlines()
+    assert rows[0].split()[-1] == "OnCPU(us)"
+    assert [r.split()[0] for r in rows[2:]] == [
+        "sys_read", "copy", "sys_wait4", "schedule"]
+
+
+def test_oncpu_needs_time_stamps(tmp_path: Path) -> None:
+    p = tmp_path / "n.txt"
+    p.write_text(" 0)   sh-1    |   1.000 us    |  f();\n")
+    err = run_ftd("report", str(p), "-s", "oncpu", code=1).stderr
+    assert b"funcgraph-abstime" in err
+
+
+def test_exclude(tmp_path: Path) -> None:
+    full = oncpu(sleepy(tmp_path))
+    out = oncpu(sleepy(tmp_path), "-N", "sched*")
+    assert "schedule" not in out and "sys_wait4" in out
+    assert set(full) - set(out) == {"schedule"}
+    out = oncpu(sleepy(tmp_path), "-N", "sys_read")
+    assert "copy" not in out and "sys_read" not in out
+    err = run_ftd("chrome", str(sleepy(tmp_path)), "-N", "x", code=2).stderr
+    assert b"-N applies to the call trees" in err
+
+
+def test_flamegraph_shows_oncpu_time(tmp_path: Path) -> None:
+    svg = tmp_path / "f.svg"
+    run_ftd("flamegraph", str(sleepy(tmp_path)), "-o", str(svg))
+    text = svg.read_text()
+    assert "width = time on the CPU (idle tasks and switched-out time " \
+        "left out)" in text
+    assert "schedule: 55.000 us on CPU of 895.000 us total" in text
+    run_ftd("flamegraph", str(sleepy(tmp_path)), "--weight", "time", "-o",
+            str(svg))
+    assert "width = inclusive time" in svg.read_text()
+
+
+def test_flamechart_shades_switched_out_time(tmp_path: Path) -> None:
+    svg = tmp_path / "c.svg"
+    run_ftd("flamechart", str(sleepy(tmp_path)), "-o", str(svg))
+    text = svg.read_text()
+    assert "lanes ranked by time on the CPU; shaded: switched out" in text
+    assert "<title>switched out: 0.840 ms at 1.000010 s</title>" in text
+
+
+def widths(svg: Path) -> Dict[str, float]:
+    out: Dict[str, float] = {}
+    for n, s, e in re.findall(r'data-n="([^"]*)" data-s="([\d.]+)" '
+                              r'data-e="([\d.]+)" data-l="0"',
+                              svg.read_text()):
+        out[n] = out.get(n, 0.0) + float(e) - float(s)
+    return out
+
+
+def test_real_flamegraph_shows_the_work(tmp_path: Path) -> None:
+    """On S2 (find /sys), wall time is mostly sleep (schedule), idle
+    and the shell waiting in sys_wait4, with find's statx at 1%; on the
+    CPU, find's system calls are the picture."""
+    src = TRACES_DIR / "S2.txt.xz"
+    if not src.exists():
+        pytest.skip("real traces not found at %s" % TRACES_DIR)
+    path = tmp_path / "S2.txt"
+    path.write_bytes(lzma.decompress(src.read_bytes()))
+    svg = tmp_path / "f.svg"
+    run_ftd("flamegraph", str(path), "--weight", "time", "-o", str(svg))
+    wall = widths(svg)
+    assert wall["schedule"] + wall["do_idle"] + wall["sys_wait4"] > 0.7
+    assert wall["sys_statx"] < 0.05
+    run_ftd("flamegraph", str(path), "-o", str(svg))
+    cpu = widths(svg)
+    assert "do_idle" not in cpu and cpu.get("sys_wait4", 0.0) < 0.01
+    assert cpu["sys_statx"] > 0.25
