@@ -33,7 +33,7 @@ series: deps
 bench: deps
 	scripts/bench/fgraph-overhead/run.py --thresh --keep out/bench/fgraph-overhead
 	scripts/bench/fgraph-percall/run.py --profile graph --keep out/bench/fgraph-percall
-	scripts/bench/thresh-coverage/run.py --out out/bench/thresh-coverage
+	scripts/bench/thresh-coverage/run.py --keep out/bench/thresh-coverage
 	scripts/bench/preemptirq/run.py --keep out/bench/preemptirq
 	scripts/bench/boot/run.py --keep out/bench/boot
 	python3 tools/tracing/ftd/bench/bench.py

@@ -1,67 +1,91 @@
 #!/bin/sh
-# Guest side of the thresh-coverage benchmark (see RESULTS.md and run.py
-# in this directory).  Writes one "key=value ..." line per
-# run to /out/results.txt.
+# Guest side of the thresh-coverage benchmark (Table 1 of the paper; see
+# RESULTS.md and run.py in this directory).  Run by run.py through
+# "workbench run patched --icount", which sets these shell variables and
+# then sources this file:
+#
+#   WL          workload: lssed (ITER x "ls /bin | sed s/a/z/g") or
+#               findsys (ITER x "find /sys")
+#   ITER        rounds of the workload per run
+#   THRESHOLDS  tracing_thresh values in us ("100 1000")
+#   MODES       threshold modes to run at each threshold ("exits pad tree")
+#   BUF_KB      buffer_size_kb of every run; big enough that a run does
+#               not wrap it (overrun 0), so the buffer holds everything
+#               the mode wrote
+#
+# Every run resets the buffer, runs the workload with tracing on and
+# writes one "run key=value ..." line to /out/result.txt with the guest
+# time of the workload and the counters of per_cpu/cpu0/stats.  The
+# threshold modes also leave their trace text in /out/trace-MODE-THRESH.txt
+# (funcgraph-tail on), which run.py parses.
 #
 # tracefs is mounted at /tracing and unmounted from /sys, so that the
 # find /sys workload does not walk the tracing files.
 set -u
+WL=${WL:-lssed}
+ITER=${ITER:-10}
+THRESHOLDS=${THRESHOLDS:-"100 1000"}
+MODES=${MODES:-"exits pad tree"}
+BUF_KB=${BUF_KB:-131072}
 OUT=/out
+RES=$OUT/result.txt
 mkdir -p $OUT
-: > $OUT/results.txt
+: > $RES
 
-ITER_LSSED=${ITER_LSSED:-20}
-ITER_FINDSYS=${ITER_FINDSYS:-1}
-THRESHOLDS=${THRESHOLDS:-"100 1000 100000"}
-[ -f /in/params ] && . /in/params
-
+umount /sys/kernel/debug/tracing 2>/dev/null
 umount /sys/kernel/debug 2>/dev/null
 umount /sys/kernel/tracing 2>/dev/null
-mkdir -p /tracing
-mount -t tracefs nodev /tracing || exit 1
 T=/tracing
-mount | grep -q ' /sys/kernel/tracing ' && { echo "tracefs still under /sys"; exit 1; }
+mkdir -p $T
+mount -t tracefs nodev $T || exit 1
+if grep -q ' /sys/kernel/tracing \| /sys/kernel/debug ' /proc/mounts; then
+	echo "tracefs or debugfs still under /sys" >&2
+	exit 1
+fi
+S=$T/per_cpu/cpu0/stats
 
-now() {
-	awk '/^now ts:/ { print $3 }' $T/per_cpu/cpu0/stats
+now() { # seconds, from the tracing clock
+	awk '/^now ts:/ { print $3 }' $S
 }
 
-stat_of() { # key
-	awk -v k="$1" 'index($0, k ":") == 1 { sub(/^[^:]*: */, ""); print $1 }' $T/per_cpu/cpu0/stats
+stat_of() { # "key" of per_cpu/cpu0/stats; 0 when the kernel has no such line
+	awk -v k="$1" 'index($0, k ":") == 1 { sub(/^[^:]*: */, ""); v = $1 }
+		END { print (v == "" ? 0 : v) }' $S
 }
 
-wl_lssed() {
+has_stat() { # key
+	grep -q "^$1:" $S && echo 1 || echo 0
+}
+
+workload() {
 	i=0
-	while [ $i -lt $ITER_LSSED ]; do
-		ls /bin | sed s/a/z/g > /dev/null
-		i=$((i + 1))
-	done
-}
-
-wl_findsys() {
-	i=0
-	while [ $i -lt $ITER_FINDSYS ]; do
-		find /sys > /dev/null 2>&1
+	while [ $i -lt $ITER ]; do
+		case $WL in
+		lssed)	ls /bin | sed s/a/z/g > /dev/null ;;
+		findsys) find /sys > /dev/null 2>&1 ;;
+		*)	echo "unknown workload $WL" >&2; exit 1 ;;
+		esac
 		i=$((i + 1))
 	done
 }
 
 setopt() { # name 0|1
-	echo $2 > $T/options/$1
+	echo $2 > $T/options/$1 || exit 1
 }
 
-# run WORKLOAD MODE THRESH
-#   MODE: nop, graph (plain function_graph), exits, pad, tree, profile
+# run MODE THRESH
+#   MODE: nop, profile (function profiler), graph (plain function_graph),
+#   exits (tracing_thresh only), pad (thresh-tree + thresh-pad),
+#   tree (thresh-tree: rewind)
 run() {
-	wl=$1 mode=$2 thresh=$3
+	mode=$1 thresh=$2
 	echo 0 > $T/tracing_on
 	echo nop > $T/current_tracer
 	echo 0 > $T/function_profile_enabled
-	echo 1408 > $T/buffer_size_kb
 	echo 0 > $T/tracing_thresh
 	setopt funcgraph-thresh-tree 0
 	setopt funcgraph-thresh-pad 0
-	setopt funcgraph-abstime 1
+	setopt funcgraph-tail 1
 	case $mode in
 	exits)	echo $thresh > $T/tracing_thresh ;;
 	pad)	echo $thresh > $T/tracing_thresh
@@ -72,49 +96,53 @@ run() {
 	esac
 	case $mode in
 	nop|profile) ;;
-	*) echo function_graph > $T/current_tracer ;;
+	*) echo function_graph > $T/current_tracer || exit 1 ;;
 	esac
 	echo > $T/trace
 	sync
 	echo 1 > $T/tracing_on
 	[ $mode = profile ] && echo 1 > $T/function_profile_enabled
 	t0=`now`
-	wl_$wl
+	workload
 	t1=`now`
 	echo 0 > $T/tracing_on
 	echo 0 > $T/function_profile_enabled
-	line="wl=$wl mode=$mode thresh=$thresh t0=$t0 t1=$t1"
+	line="run mode=$mode thresh=$thresh t0=$t0 t1=$t1"
 	if [ $mode = profile ]; then
-		hits=`cat $T/trace_stat/function* | awk '$2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }'`
+		hits=`cat $T/trace_stat/function* |
+			awk '$2 ~ /^[0-9]+$/ { n += $2 } END { printf "%d", n }'`
 		line="$line hits=$hits"
-	elif [ $mode != nop ]; then
-		for k in entries overrun bytes; do
-			line="$line $k=`stat_of $k`"
+	else
+		for k in entries overrun 'commit overrun' bytes 'dropped events' \
+			 'rewound events' 'padded events' 'rewinds refused'; do
+			line="$line `echo $k | tr ' ' _`=`stat_of "$k"`"
 		done
-		line="$line rewound=`stat_of 'rewound events'` refused=`stat_of 'rewinds refused'`"
-		# first and last time stamps, and the calls shown
-		info=`awk -F'|' '
-			$1 ~ /^ *[0-9]+\.[0-9]+ *$/ && NF >= 3 {
-				t = $1 + 0; if (!n++) first = t; last = t
-				f = $NF
-				if (f ~ /\) \{ *$/ || f ~ /\); *$/) calls++
-				else if (f ~ /^ *\}/) ends++
-			}
-			END { printf "first=%s last=%s lines=%d calls=%d ends=%d", first, last, n, calls, ends }' $T/trace`
-		line="$line $info"
-		[ -n "${KEEP_TRACE:-}" ] && cp $T/trace $OUT/trace-$wl-$mode-$thresh.txt
+		case $mode in
+		exits|pad|tree) cat $T/trace > $OUT/trace-$mode-$thresh.txt ;;
+		esac
 	fi
-	echo "$line" | tee -a $OUT/results.txt
+	echo "$line" | tee -a $RES
 }
 
-for wl in ${WORKLOADS:-lssed findsys}; do
-	run $wl nop 0
-	run $wl profile 0
-	run $wl graph 0
-	for th in $THRESHOLDS; do
-		for mode in exits pad tree; do
-			run $wl $mode $th
-		done
+echo "kernel=`uname -r`" >> $RES
+echo "build=`uname -v | tr ' ' _`" >> $RES
+echo "workload=$WL" >> $RES
+echo "iterations=$ITER" >> $RES
+echo $BUF_KB > $T/buffer_size_kb || exit 1
+echo "buffer_kb=`cat $T/per_cpu/cpu0/buffer_size_kb`" >> $RES
+echo "cpus=`ls -d $T/per_cpu/cpu* | wc -l`" >> $RES
+echo "has_padded_events=`has_stat 'padded events'`" >> $RES
+
+# Warm the dentry and inode caches with no tracer
+workload
+run nop 0
+run profile 0
+run graph 0
+for th in $THRESHOLDS; do
+	for mode in $MODES; do
+		run $mode $th
 	done
 done
-echo done
+echo nop > $T/current_tracer
+echo 0 > $T/tracing_thresh
+exit 0
