@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import array
 import dataclasses
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 # Exit codes (documented in Documentation/tools/ftd/ftd.rst).
 EXIT_OK = 0
@@ -273,7 +273,7 @@ class Timeline:
                 out.end = max(out.end, b)
         return out
 
-    def nested(self, track: str) -> List[Placed]:
+    def nested(self, track: str) -> Iterator[Placed]:
         """The track's calls, placed so that they nest, in the order of
         a walk of the call tree (callers before callees, in time
         order): (start, end, level, fid, flags, printed duration), level
@@ -295,10 +295,13 @@ class Timeline:
         BEFORE: writers cut it at self.start."""
         s, e, dp, f = self.tracks[track]
         n = len(s)
-        kids: Dict[int, List[int]] = {}
+        # the call tree as arrays: first callee and next sibling (-1:
+        # none), so that a track of a million calls stays small
+        first = array.array("i", [-1]) * n
+        nxt = array.array("i", [-1]) * n
         # how long a call is drawn: its duration, or its callees' sum
-        need = [e[i] - s[i] for i in range(n)]
-        stack: List[int] = []   # returned, their caller not seen yet
+        need = array.array("q", (e[i] - s[i] for i in range(n)))
+        stack = array.array("i")    # returned, their caller not seen yet
         for i in range(n):
             di = dp[i]
             if stack and dp[stack[-1]] > di:
@@ -311,29 +314,37 @@ class Timeline:
                 if len(mine) < len(stack) - j:
                     # some ran before this call: not its callees,
                     # perhaps those of a caller further up
-                    stack[j:] = [c for c in stack[j:] if c not in mine]
+                    rest = [c for c in stack[j:] if c not in mine]
+                    del stack[j:]
+                    stack.extend(rest)
                 else:
                     del stack[j:]
                 if mine:
                     mine.sort(key=s.__getitem__)
-                    kids[i] = mine
+                    first[i] = mine[0]
+                    for a, b in zip(mine, mine[1:]):
+                        nxt[a] = b
                     inner = sum(need[c] for c in mine)
                     if inner > need[i]:
                         need[i] = inner
             stack.append(i)
         roots = sorted(stack, key=lambda i: (s[i], dp[i]))
         del stack
-        ps: Dict[int, int] = {}
-        pe: Dict[int, int] = {}
+        ps = array.array("q", [0]) * n
+        pe = array.array("q", [0]) * n
         self._place(roots, s, need, ps, pe, -BIG, BIG, 0)
         lo = self.start if self.origin is not None else -BIG
-        out: List[Placed] = []
         todo: List[Tuple[int, int]] = [(i, 0) for i in reversed(roots)]
+        del roots
         while todo:
             i, lvl = todo.pop()
-            a0, b0 = ps.pop(i), pe.pop(i)
-            k = kids.pop(i, None)
-            if k is not None:
+            a0, b0 = ps[i], pe[i]
+            c = first[i]
+            if c >= 0:
+                k = []
+                while c >= 0:
+                    k.append(c)
+                    c = nxt[c]
                 self._place(k, s, need, ps, pe, a0, b0, a0 - s[i])
                 todo.extend((c, lvl + 1) for c in reversed(k))
             flags = 0
@@ -343,12 +354,12 @@ class Timeline:
             if a0 < lo:
                 flags |= BEFORE
                 self.before += 1
-            out.append((a0, b0, lvl, f[i], flags, e[i] - s[i]))
-        return out
+            yield (a0, b0, lvl, f[i], flags, e[i] - s[i])
 
     def _place(self, calls: List[int], s: "array.array[int]",
-               need: List[int], ps: Dict[int, int], pe: Dict[int, int],
-               lo: int, hi: int, shift: int) -> None:
+               need: "array.array[int]", ps: "array.array[int]",
+               pe: "array.array[int]", lo: int, hi: int,
+               shift: int) -> None:
         """Place one caller's callees (in time order) inside [lo, hi),
         after moving them by their caller's shift: each after the
         previous one, then, from the last, back to end before the next

@@ -264,50 +264,56 @@ def write_chrome(out: TextIO, tl: Timeline) -> None:
 
 
 def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
-    """speedscope evented profiles, one per track, in µs."""
+    """speedscope evented profiles, one per track, in µs.  Written as
+    the events come (the frames, which grow by the calls that began
+    before the trace, go last), so that memory does not grow with the
+    number of calls."""
     base = tl.start if tl.start != (1 << 62) else 0
     ids = _track_ids(tl)
-    profiles = []
-    frames = [{"name": n} for n in tl.name_list]
+    frames = list(tl.name_list)
     early: Dict[int, int] = {}    # frame -> its "began before" frame
+    out.write('{"$schema":"https://www.speedscope.app/file-format-schema'
+              '.json","exporter":"ftd","name":%s,"activeProfileIndex":0,'
+              '"profiles":[' % json.dumps(name))
+    nprof = 0
     for track, (pid, tid, label) in ids.items():
-        events: List[Dict[str, object]] = []
-        stack: List[List[int]] = []
+        stack: List[Tuple[int, int, int]] = []   # open: level, frame, end
+        first_at: Optional[str] = None
+        last_at = ""
+        sep = ""
         for p in tl.nested(track):
-            rec = [max(p[0], base), max(p[1], base), p[2], p[3]]
+            fr = p[3]
             if p[4] & BEFORE:
-                fr = early.get(p[3])
-                if fr is None:
-                    fr = early[p[3]] = len(frames)
-                    frames.append({"name": tl.name_list[p[3]] +
-                                   " (began before the trace)"})
-                rec[3] = fr
-            while stack and stack[-1][2] >= rec[2]:
-                top = stack.pop()
-                events.append({"type": "C", "frame": top[3],
-                               "at": (top[1] - base) / 1000.0})
-            events.append({"type": "O", "frame": rec[3],
-                           "at": (rec[0] - base) / 1000.0})
-            stack.append(rec)
+                e = early.get(fr)
+                if e is None:
+                    e = early[fr] = len(frames)
+                    frames.append(tl.name_list[fr] +
+                                  " (began before the trace)")
+                fr = e
+            if first_at is None:
+                out.write('%s{"type":"evented","name":%s,"unit":'
+                          '"microseconds","events":[' % (
+                              "," if nprof else "", json.dumps(
+                                  label if tl.by == "task" else track)))
+                nprof += 1
+            while stack and stack[-1][0] >= p[2]:
+                lvl, f, end = stack.pop()
+                last_at = "%.3f" % ((end - base) / 1000.0)
+                out.write('%s{"type":"C","frame":%d,"at":%s}' % (
+                    sep, f, last_at))
+            at = "%.3f" % ((max(p[0], base) - base) / 1000.0)
+            if first_at is None:
+                first_at = at
+            out.write('%s{"type":"O","frame":%d,"at":%s}' % (sep, fr, at))
+            sep = ","
+            stack.append((p[2], fr, max(p[1], base)))
         while stack:
-            top = stack.pop()
-            events.append({"type": "C", "frame": top[3],
-                           "at": (top[1] - base) / 1000.0})
-        if not events:
-            continue
-        if tl.by != "task":
-            label = track
-        profiles.append({
-            "type": "evented", "name": label, "unit": "microseconds",
-            "startValue": events[0]["at"], "endValue": events[-1]["at"],
-            "events": events})
-    doc = {
-        "$schema": "https://www.speedscope.app/file-format-schema.json",
-        "shared": {"frames": frames},
-        "profiles": profiles,
-        "name": name,
-        "activeProfileIndex": 0,
-        "exporter": "ftd",
-    }
-    json.dump(doc, out, separators=(",", ":"))
-    out.write("\n")
+            lvl, f, end = stack.pop()
+            last_at = "%.3f" % ((end - base) / 1000.0)
+            out.write('%s{"type":"C","frame":%d,"at":%s}' % (sep, f,
+                                                            last_at))
+        if first_at is not None:
+            out.write('],"startValue":%s,"endValue":%s}' % (first_at,
+                                                             last_at))
+    out.write('],"shared":{"frames":[%s]}}\n' % ",".join(
+        '{"name":%s}' % json.dumps(n) for n in frames))

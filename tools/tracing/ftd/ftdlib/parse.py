@@ -26,7 +26,7 @@ from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
 from .inputs import TraceInput, TruncatedInput
 from .model import (BIG, CLIP_NS, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU,
                     TOTAL, FtdError, FuncStats, Layout, Node, TraceInfo,
-                    add_node_stats, ran_inside, task_name)
+                    NEST_SLACK_NS, add_node_stats, ran_inside, task_name)
 
 # Pieces of the line, one per optional column, in the kernel's order
 # (print_graph_prologue() and print_graph_duration()).
@@ -629,11 +629,16 @@ class CallBuilder:
             i = len(firsts)
             if start >= 0:
                 end = start + d
+                lim = start - NEST_SLACK_NS
                 totals = p.total
-                while i and (firsts[i - 1] < 0 or ran_inside(
-                        firsts[i - 1], firsts[i - 1] + totals[i - 1],
-                        start, end)):
-                    i -= 1
+                while i:
+                    t = firsts[i - 1]
+                    # ran_inside(), its common case first
+                    if lim <= t < end + NEST_SLACK_NS or t < 0 or \
+                            ran_inside(t, t + totals[i - 1], start, end):
+                        i -= 1
+                    else:
+                        break
             else:
                 i = 0
             if i:

@@ -273,15 +273,13 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     out (start and end lists): those spans are shaded in its lane and
     the lanes are ranked by their time on the CPU."""
     hl = Highlighter(highlight, green)
-    placed = {track: tl.nested(track) for track in tl.tracks}
-    t0 = tl.start
-    # calls moved to nest may end after the last one did
-    t1 = max([tl.end] + [r[1] for recs in placed.values() for r in recs])
+    t0, t1 = tl.start, tl.end
     span = max(t1 - t0, 1)
     lanes = []
-    for track, recs in placed.items():
-        # calls that began before the axis start are cut there
-        recs = [r for r in recs
+    for track in tl.tracks:
+        # only the calls wide enough to draw are kept; calls that began
+        # before the axis start are cut there
+        recs = [r for r in tl.nested(track)
                 if (r[1] - max(r[0], t0)) * width / span >= min_px]
         if not recs:
             continue
@@ -293,6 +291,9 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     lanes.sort(key=lambda t: (t[1] not in keep, -t[0]))
     dropped = len(lanes) - max_lanes
     lanes = lanes[:max_lanes]
+    # calls moved to nest may end after the last one did
+    t1 = max([t1] + [r[1] for _, _, recs in lanes for r in recs])
+    span = max(t1 - t0, 1)
     lanes.sort(key=lambda t: min(r[0] for r in t[2]))
     pad = 10
     y = 50
