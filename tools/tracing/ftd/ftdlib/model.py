@@ -283,11 +283,13 @@ class Timeline:
         the deeper calls that returned before it since the last call at
         its depth or above, and that ran inside it (ran_inside()).  A
         deeper call that ran before it is not its callee: its caller
-        never returned, or is not in the trace.  Every call keeps its printed duration.  Entry time
-        stamps are whole microseconds and taken a little after the call
-        began, so a callee can seem to begin before the previous one
-        ended or to end after its caller: it is then moved (counted in
-        self.moved) to after the previous one, or back into its caller.
+        never returned, or is not in the trace.
+
+        Every call keeps its printed duration.  Entry time stamps are
+        whole microseconds and taken a little after the call began, so
+        a callee can seem to begin before the previous one ended or to
+        end after its caller: it is then moved (counted in self.moved)
+        to after the previous one, or back into its caller.
         Only when a caller's callees add up to more than its own
         duration (the trace is inconsistent) is the caller drawn longer
         (self.stretched, flag STRETCHED), so that its callees keep
