@@ -36,7 +36,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
             raise UsageError("--ordered slices time: use --weight time "
                              "or ns")
         w, tl = timeline(a, "an ordered (flame chart) folded output")
-        write_folded(out, list(ordered_folded(tl)), a.weight)
+        write_folded(out, ordered_folded(tl), a.weight)
         return w
     w = load(a.trace, a)
     check_focus(w, a.focus)

@@ -8,8 +8,8 @@ import json
 import os
 import stat
 import tempfile
-from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
-                    Tuple)
+from typing import (Callable, Dict, Iterable, List, Optional, Sequence,
+                    TextIO, Tuple)
 
 from .model import (BEFORE, COUNT, KIDS, LOCAL, NAME, STRETCHED, TOTAL,
                     FtdError, FuncStats, Node, Timeline, task_cpu,
@@ -174,13 +174,13 @@ def write_tree(out: TextIO, top: Node, max_depth: Optional[int],
     del first_is_root
 
 
-def write_folded(out: TextIO, items: Sequence[Tuple[str, int]],
+def write_folded(out: TextIO, items: Iterable[Tuple[str, int]],
                  weight: str) -> None:
+    """One line per stack: microseconds with three decimals for weight
+    time, else the integer (ns, or calls)."""
     for stack, v in items:
         if weight == "time":
             out.write("%s %.3f\n" % (stack, v / 1000.0))
-        elif weight == "ns":
-            out.write("%s %d\n" % (stack, v))
         else:
             out.write("%s %d\n" % (stack, v))
 

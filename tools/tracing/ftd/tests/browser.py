@@ -103,7 +103,9 @@ class Browser:
                         targetId=target["targetId"], flatten=True)
         self.session = att["sessionId"]
         deadline = time.monotonic() + self.timeout
-        while self.eval("document.readyState") != "complete":
+        # a new target shows about:blank (complete) before the URL
+        while self.eval("location.href === %s && document.readyState"
+                        % json.dumps(url)) != "complete":
             if time.monotonic() > deadline:
                 raise RuntimeError("page did not load: " + url)
             time.sleep(0.05)
