@@ -136,6 +136,15 @@ def stamp_ns(ts: str) -> int:
         return -1
 
 
+def stamp_s(ts: str) -> float:
+    """A time stamp field in seconds, -1.0 when it is empty or not a
+    number: the cheap form, for ordering calls."""
+    try:
+        return float(ts) if ts else -1.0
+    except ValueError:
+        return -1.0
+
+
 def dur_ns(dur: str) -> int:
     return int(float(dur) * 1000 + 0.5)
 
@@ -235,16 +244,17 @@ class Pending:
     """Calls that finished at one depth of a task while no caller was
     open (the start of a trace, exits-only output, after a cut), in
     time order, until a return one level up shows whose callees they
-    were.  Entry i has the start of the call (first[i]; -1 when the
-    trace has no time stamps), its duration (total[i]) and, unless the
-    call tree is flat, a children dict holding the call's node with its
+    were.  Entry i has the start of the call in seconds (first[i]; -1
+    when the trace has no time stamps), its duration in ns (total[i])
+    and, unless the call tree is flat, a children dict holding the
+    call's node with its
     subtree (kids[i]).  Beyond PENDING_CAP entries, the two oldest are
     merged into one (starting with the first)."""
 
     __slots__ = ("first", "total", "kids")
 
     def __init__(self) -> None:
-        self.first: List[int] = []
+        self.first: List[float] = []
         self.total: List[int] = []
         self.kids: List[Dict[str, Node]] = []
 
@@ -336,7 +346,7 @@ class CallBuilder:
                                  else self.flat, 0, 0, BIG, 0, 0, 0]
         return node
 
-    def _add(self, st: TaskState, depth: int, first: int, total: int,
+    def _add(self, st: TaskState, depth: int, first: float, total: int,
              kids: Optional[Dict[str, Node]]) -> Tuple[Pending, int]:
         """Add a call to the ones waiting for a caller at depth; its
         entry there (kids is None in flat mode)."""
@@ -469,7 +479,7 @@ class CallBuilder:
             kids = stack[-1].node[KIDS]
         else:
             kids = {} if self.flat is None else self.flat
-            seg, segi = self._add(st, depth, stamp_ns(ts), 0,
+            seg, segi = self._add(st, depth, stamp_s(ts), 0,
                                   None if self.flat is not None else kids)
             st.since = self.lost_seq
         node = kids.get(name)
@@ -500,7 +510,7 @@ class CallBuilder:
             kids = top.node[KIDS]
         else:
             kids = {} if self.flat is None else self.flat
-            self._add(st, depth, stamp_ns(ts), d,
+            self._add(st, depth, stamp_s(ts), d,
                       None if self.flat is not None else kids)
         self.leaves += 1
         node = kids.get(name)
@@ -538,9 +548,9 @@ class CallBuilder:
                         stack[-1].child_ns += d
                     elif fr.seg is not None:
                         fr.seg.total[fr.segi] += d
-                        t1 = stamp_ns(ts)
-                        if 0 <= t1 - d < fr.seg.first[fr.segi]:
-                            fr.seg.first[fr.segi] = t1 - d
+                        began = stamp_s(ts) - d * 1e-9
+                        if 0 <= began < fr.seg.first[fr.segi]:
+                            fr.seg.first[fr.segi] = began
                     self.returns += 1
                     if self.plain:
                         node = fr.node
@@ -590,10 +600,12 @@ class CallBuilder:
         else:
             self.orphans += 1
         stack = st.stack
+        # in seconds, cheaper than exact ns (see _count() for those)
         try:
-            start = int(float(ts) * 1e9 + 0.5) - d if ts else -1
+            end_s = float(ts) if ts else -1.0
         except ValueError:
-            start = -1
+            end_s = -1.0
+        start_s = end_s - d * 1e-9 if end_s >= 0 else -1.0
         if stack:
             top = stack[-1]
             if top.depth + 1 < depth and st.since != self.lost_seq:
@@ -603,7 +615,7 @@ class CallBuilder:
                 if name is not None:
                     self._count(st.key, cpu, self._child(top.node[KIDS],
                                                          name),
-                                depth, d, 0, start)
+                                depth, d, 0, self._orphan_start(ts, d))
                 return
         pend = st.pending
         # Calls deeper than depth + 1 lack their caller one level up: it
@@ -627,15 +639,16 @@ class CallBuilder:
         if p is not None and p.first:
             firsts = p.first
             i = len(firsts)
-            if start >= 0:
-                end = start + d
-                lim = start - NEST_SLACK_NS
+            if start_s >= 0:
+                lim = start_s - NEST_SLACK_NS * 1e-9
+                hi = end_s + NEST_SLACK_NS * 1e-9
                 totals = p.total
                 while i:
                     t = firsts[i - 1]
                     # ran_inside(), its common case first
-                    if lim <= t < end + NEST_SLACK_NS or t < 0 or \
-                            ran_inside(t, t + totals[i - 1], start, end):
+                    if lim <= t < hi or t < 0 or ran_inside(
+                            int(t * 1e9), int(t * 1e9) + totals[i - 1],
+                            int(start_s * 1e9), int(end_s * 1e9)):
                         i -= 1
                     else:
                         break
@@ -658,12 +671,12 @@ class CallBuilder:
         st.maxpend = depth
         p = pend.get(depth)
         if p is not None and len(p.first) < PENDING_CAP:
-            p.first.append(start)
+            p.first.append(start_s)
             p.total.append(d)
             if flat is None:
                 p.kids.append(kids)
         else:
-            self._add(st, depth, start, d, kids if flat is None else None)
+            self._add(st, depth, start_s, d, kids if flat is None else None)
         if name is UNKNOWN:
             node[TOTAL] += d
         elif self.plain:
@@ -675,7 +688,15 @@ class CallBuilder:
                 node[MAX] = d
             node[LOCAL] += d - child_ns
         else:
-            self._count(st.key, cpu, node, depth, d, child_ns, start)
+            self._count(st.key, cpu, node, depth, d, child_ns,
+                        self._orphan_start(ts, d))
+
+    @staticmethod
+    def _orphan_start(ts: str, d: int) -> int:
+        """When a return without entry began, in ns: its time stamp
+        less its duration (-1 without time stamps)."""
+        t = stamp_ns(ts)
+        return t - d if t >= 0 else -1
 
     def _count(self, key: str, cpu: str, node: Node, depth: int, d: int,
                child_ns: int, start: int, line: int = -1) -> None:
