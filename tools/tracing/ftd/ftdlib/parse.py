@@ -413,6 +413,16 @@ class CallBuilder:
         st.pending = {}
         st.maxpend = -1
 
+    def _align(self, st: TaskState, depth: int) -> List[Frame]:
+        """Bring the open calls of ST to a line at DEPTH whose caller is
+        not the last open call: end the deeper ones, or treat a jump in
+        depth as a gap.  Returns the stack the line goes on."""
+        if st.stack[-1].depth >= depth:
+            self._unwind(st, depth)
+        if st.stack and st.stack[-1].depth + 1 < depth:
+            self._jump(st)
+        return st.stack
+
     def _jump(self, st: TaskState) -> None:
         """A line deeper than one below the innermost open call.  Since
         a LOST marker (on any CPU: the task may have run there), that is
@@ -465,14 +475,8 @@ class CallBuilder:
               cpu: str) -> None:
         """func() {"""
         stack = st.stack
-        if stack:
-            top = stack[-1]
-            if top.depth + 1 != depth:
-                if top.depth >= depth:
-                    self._unwind(st, depth)
-                if stack and stack[-1].depth + 1 < depth:
-                    self._jump(st)
-                    stack = st.stack
+        if stack and stack[-1].depth + 1 != depth:
+            stack = self._align(st, depth)
         seg: Optional[Pending] = None
         segi = 0
         if stack:
@@ -494,14 +498,8 @@ class CallBuilder:
              cpu: str) -> None:
         """func();  d is the printed duration in ns, -1 if none."""
         stack = st.stack
-        if stack:
-            top = stack[-1]
-            if top.depth + 1 != depth:
-                if top.depth >= depth:
-                    self._unwind(st, depth)
-                if stack and stack[-1].depth + 1 < depth:
-                    self._jump(st)
-                    stack = st.stack
+        if stack and stack[-1].depth + 1 != depth:
+            stack = self._align(st, depth)
         if d < 0:
             d = 0
         if stack:
