@@ -20,7 +20,7 @@ import bisect
 import fnmatch
 import itertools
 import re
-from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
+from typing import (Any, Callable, Dict, Iterable, List, Optional, Pattern,
                     Sequence, Tuple)
 
 from .inputs import TraceInput, TruncatedInput
@@ -209,6 +209,10 @@ CommentSink = Callable[[str, str, int, str], None]
 # apart per depth (see Pending); older ones are merged.
 PENDING_CAP = 8
 UNKNOWN = "(unknown)"
+NEST_SLACK_S = NEST_SLACK_NS * 1e-9
+
+# Shapes of function text in the hot loop (Walker._shape()).
+ENTER, LEAF, RET, NAMED_RET, OTHER = range(5)
 
 
 def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
@@ -220,24 +224,16 @@ def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
     return curtask.get(cpu) or "?/" + cpu
 
 
-class Frame:
-    """A call whose entry was seen and whose return was not yet."""
-
-    __slots__ = ("name", "depth", "child_ns", "ts", "node", "cpu", "seg",
-                 "segi", "line")
-
-    def __init__(self, name: str, depth: int, ts: str, node: Node,
-                 cpu: str, seg: Optional["Pending"], segi: int,
-                 line: int) -> None:
-        self.name = name
-        self.depth = depth
-        self.child_ns = 0       # durations of its direct callees
-        self.ts = ts            # entry time stamp as printed, or ""
-        self.node = node
-        self.cpu = cpu
-        self.seg = seg          # where it waits when it has no caller:
-        self.segi = segi        # seg's entry segi
-        self.line = line        # line number of the entry (0: not kept)
+# An open call (its entry seen, its return not yet) is a list, like
+# the nodes, for speed: one is made per entry line.
+#   [name, depth, child_ns, ts, node, cpu, seg, segi, line]
+# child_ns is the sum of the durations of its direct callees, ts the
+# entry's time stamp as printed (or ""); seg and segi say where it waits
+# when it has no caller (a Pending and its entry there); line is the
+# line number of the entry (0: not kept).
+F_NAME, F_DEPTH, F_CHILD, F_TS, F_NODE, F_CPU, F_SEG, F_SEGI, F_LINE = \
+    range(9)
+Frame = List[Any]
 
 
 class Pending:
@@ -390,7 +386,7 @@ class CallBuilder:
     def _unwind(self, st: TaskState, depth: int) -> None:
         """Drop open frames at depth >= depth: their returns are lost."""
         stack = st.stack
-        while stack and stack[-1].depth >= depth:
+        while stack and stack[-1][F_DEPTH] >= depth:
             stack.pop()
             self.info.missing_returns += 1
 
@@ -417,9 +413,9 @@ class CallBuilder:
         """Bring the open calls of ST to a line at DEPTH whose caller is
         not the last open call: end the deeper ones, or treat a jump in
         depth as a gap.  Returns the stack the line goes on."""
-        if st.stack[-1].depth >= depth:
+        if st.stack[-1][F_DEPTH] >= depth:
             self._unwind(st, depth)
-        if st.stack and st.stack[-1].depth + 1 < depth:
+        if st.stack and st.stack[-1][F_DEPTH] + 1 < depth:
             self._jump(st)
         return st.stack
 
@@ -475,12 +471,12 @@ class CallBuilder:
               cpu: str) -> None:
         """func() {"""
         stack = st.stack
-        if stack and stack[-1].depth + 1 != depth:
+        if stack and stack[-1][F_DEPTH] + 1 != depth:
             stack = self._align(st, depth)
         seg: Optional[Pending] = None
         segi = 0
         if stack:
-            kids = stack[-1].node[KIDS]
+            kids = stack[-1][F_NODE][KIDS]
         else:
             kids = {} if self.flat is None else self.flat
             seg, segi = self._add(st, depth, stamp_s(ts), 0,
@@ -490,22 +486,22 @@ class CallBuilder:
         if node is None:
             node = kids[name] = [name, {} if self.flat is None
                                  else self.flat, 0, 0, BIG, 0, 0, 0]
-        stack.append(Frame(name, depth, ts, node, cpu, seg, segi,
-                           self.lineno))
+        stack.append([name, depth, 0, ts, node, cpu, seg, segi,
+                      self.lineno])
         self.entries += 1
 
     def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: str,
              cpu: str) -> None:
         """func();  d is the printed duration in ns, -1 if none."""
         stack = st.stack
-        if stack and stack[-1].depth + 1 != depth:
+        if stack and stack[-1][F_DEPTH] + 1 != depth:
             stack = self._align(st, depth)
         if d < 0:
             d = 0
         if stack:
             top = stack[-1]
-            top.child_ns += d
-            kids = top.node[KIDS]
+            top[F_CHILD] += d
+            kids = top[F_NODE][KIDS]
         else:
             kids = {} if self.flat is None else self.flat
             self._add(st, depth, stamp_s(ts), d,
@@ -530,39 +526,40 @@ class CallBuilder:
             ts: str, cpu: str) -> None:
         """}  or  } /* name */ (name None for a bare brace)."""
         stack = st.stack
-        if stack and stack[-1].depth > depth:
+        if stack and stack[-1][F_DEPTH] > depth:
             self._unwind(st, depth + 1)
         if stack:
             fr = stack[-1]
-            if fr.depth == depth:
+            if fr[F_DEPTH] == depth:
                 stack.pop()
-                if name is None or fr.name == name:
+                if name is None or fr[F_NAME] == name:
                     if name is not None:
                         self.named_returns += 1
                     if d < 0:
-                        t0, t1 = stamp_ns(fr.ts), stamp_ns(ts)
+                        t0, t1 = stamp_ns(fr[F_TS]), stamp_ns(ts)
                         d = t1 - t0 if t0 >= 0 and t1 >= t0 else 0
                     if stack:
-                        stack[-1].child_ns += d
-                    elif fr.seg is not None:
-                        fr.seg.total[fr.segi] += d
+                        stack[-1][F_CHILD] += d
+                    elif fr[F_SEG] is not None:
+                        seg, i = fr[F_SEG], fr[F_SEGI]
+                        seg.total[i] += d
                         began = stamp_s(ts) - d * 1e-9
-                        if 0 <= began < fr.seg.first[fr.segi]:
-                            fr.seg.first[fr.segi] = began
+                        if 0 <= began < seg.first[i]:
+                            seg.first[i] = began
                     self.returns += 1
                     if self.plain:
-                        node = fr.node
+                        node = fr[F_NODE]
                         node[COUNT] += 1
                         node[TOTAL] += d
                         if d < node[MIN]:
                             node[MIN] = d
                         if d > node[MAX]:
                             node[MAX] = d
-                        node[LOCAL] += d - fr.child_ns
+                        node[LOCAL] += d - fr[F_CHILD]
                     else:
-                        self._count(st.key, fr.cpu, fr.node, depth, d,
-                                    fr.child_ns, self._start(fr.ts, ts, d),
-                                    fr.line)
+                        self._count(st.key, fr[F_CPU], fr[F_NODE], depth,
+                                    d, fr[F_CHILD],
+                                    self._start(fr[F_TS], ts, d), fr[F_LINE])
                     return
                 # same depth, another function: both halves were lost
                 self.info.missing_returns += 1
@@ -595,63 +592,57 @@ class CallBuilder:
             d = 0
         if name is None:
             self.info.unnamed_orphans += 1
+            name = UNKNOWN
         else:
             self.orphans += 1
         stack = st.stack
+        if stack:
+            top = stack[-1]
+            if top[F_DEPTH] + 1 >= depth or st.since == self.lost_seq:
+                top[F_CHILD] += d
+                if name is not UNKNOWN:
+                    self._count(st.key, cpu,
+                                self._child(top[F_NODE][KIDS], name),
+                                depth, d, 0, self._orphan_start(ts, d))
+                return
+            self.cut(st)
         # in seconds, cheaper than exact ns (see _count() for those)
         try:
             end_s = float(ts) if ts else -1.0
         except ValueError:
             end_s = -1.0
         start_s = end_s - d * 1e-9 if end_s >= 0 else -1.0
-        if stack:
-            top = stack[-1]
-            if top.depth + 1 < depth and st.since != self.lost_seq:
-                self.cut(st)
-            else:
-                top.child_ns += d
-                if name is not None:
-                    self._count(st.key, cpu, self._child(top.node[KIDS],
-                                                         name),
-                                depth, d, 0, self._orphan_start(ts, d))
-                return
-        pend = st.pending
-        # Calls deeper than depth + 1 lack their caller one level up: it
-        # is not in the trace (under the threshold, or overwritten).
-        k = st.maxpend
-        while k > depth + 1:
-            p = pend.get(k)
-            if p is not None and p.first:
-                self._wrap(st, p, len(p.first), k - 1)
-            k -= 1
-        child_ns = 0
+        if st.maxpend > depth + 1:
+            self._wrap_deeper(st, depth)
         flat = self.flat
         kids = {} if flat is None else flat
-        if name is None:
-            name = UNKNOWN
         node = kids.get(name)
         if node is None:
             node = kids[name] = [name, {} if flat is None else flat,
                                  0, 0, BIG, 0, 0, 0]
+        pend = st.pending
+        child_ns = 0
         p = pend.get(depth + 1)
         if p is not None and p.first:
             firsts = p.first
             i = len(firsts)
-            if start_s >= 0:
-                lim = start_s - NEST_SLACK_NS * 1e-9
-                hi = end_s + NEST_SLACK_NS * 1e-9
-                totals = p.total
+            if start_s < 0:
+                i = 0
+            elif i == 1 and start_s - NEST_SLACK_S <= firsts[0] < \
+                    end_s + NEST_SLACK_S:
+                i = 0       # the common case of the loop below
+            else:
+                lim = start_s - NEST_SLACK_S
+                hi = end_s + NEST_SLACK_S
                 while i:
                     t = firsts[i - 1]
                     # ran_inside(), its common case first
                     if lim <= t < hi or t < 0 or ran_inside(
-                            int(t * 1e9), int(t * 1e9) + totals[i - 1],
+                            int(t * 1e9), int(t * 1e9) + p.total[i - 1],
                             int(start_s * 1e9), int(end_s * 1e9)):
                         i -= 1
                     else:
                         break
-            else:
-                i = 0
             if i:
                 # began before this call: under a caller of their own
                 # that is not in the trace
@@ -688,6 +679,18 @@ class CallBuilder:
         else:
             self._count(st.key, cpu, node, depth, d, child_ns,
                         self._orphan_start(ts, d))
+
+    def _wrap_deeper(self, st: TaskState, depth: int) -> None:
+        """Before a return without entry at depth: the calls waiting
+        deeper than depth + 1 lack their caller one level up, which is
+        not in the trace (under the threshold, or overwritten)."""
+        pend = st.pending
+        k = st.maxpend
+        while k > depth + 1:
+            p = pend.get(k)
+            if p is not None and p.first:
+                self._wrap(st, p, len(p.first), k - 1)
+            k -= 1
 
     @staticmethod
     def _orphan_start(ts: str, d: int) -> int:
@@ -746,10 +749,10 @@ class CallBuilder:
             info.unfinished += len(st.stack)
             if self.open_sink is not None:
                 for fr in st.stack:
-                    t = stamp_ns(fr.ts)
+                    t = stamp_ns(fr[F_TS])
                     if t >= 0:
-                        self.open_sink(st.key, fr.cpu, fr.depth, fr.name,
-                                       t)
+                        self.open_sink(st.key, fr[F_CPU], fr[F_DEPTH],
+                                       fr[F_NAME], t)
             st.stack = []
             self._flush(st)
             info.tasks[st.key] = st.lines
@@ -800,6 +803,10 @@ class Walker:
         # raw task field -> (task state, cpu); raw duration field -> ns
         self._stmap: Dict[str, Tuple[TaskState, str]] = {}
         self._dmap: Dict[str, int] = {}
+        # raw function field -> (shape, depth, name); text -> (shape,
+        # name) on lines parsed with the regex.  See _batch().
+        self._tshapes: Dict[str, Tuple[int, int, str]] = {}
+        self._bshapes: Dict[str, Tuple[int, str]] = {}
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
         self.need_lines = False
@@ -911,18 +918,20 @@ class Walker:
             self._set_layout(lay)
 
     def _batch(self, batch: List[str]) -> None:
-        """The hot loop: split the line, find its task and duration,
-        and hand the four common shapes of function text to the call
-        builder; everything else goes through self._function() (every
-        function line, in full) or self._line() (lines that are not
-        function lines).
+        """The hot loop: split the line, find its task, duration and the
+        shape of its function text, and hand the four common shapes to
+        the call builder; everything else goes through self._function()
+        (every function line, in full) or self._line() (lines that are
+        not function lines).
 
         When the layout has a task column, lines are split at '|': the
-        field holding CPU and task maps straight to the task's state and
-        the duration field straight to nanoseconds, through two
-        dictionaries filled from lines the regex parsed.  Both map a raw
-        field to what that field alone determines, so a hit is as good
-        as a regex match; a miss goes to the regex.  A line whose layout
+        field holding CPU and task maps straight to the task's state,
+        the duration field straight to nanoseconds and the function
+        field straight to its shape, depth and name, through three
+        dictionaries.  Each maps a raw field to what that field alone
+        determines, so a hit is as good as a regex match; a new
+        duration field is read by its own small regex, a new task field
+        sends the line to the layout's regex.  A line whose layout
         changes the layout restarts the loop on the rest of the
         batch."""
         if self.fast is None:
@@ -950,10 +959,15 @@ class Walker:
         slow = self._line
         function = self._function
         learn = self._learn
+        shape = self._shape
+        text_shape = self._text_shape
         stmap = self._stmap
         dmap = self._dmap
-        if len(dmap) > 200000:
-            dmap.clear()
+        tshapes = self._tshapes
+        bshapes = self._bshapes
+        for cache in (dmap, tshapes, bshapes):
+            if len(cache) > 200000:
+                cache.clear()
         durf = DUR_FIELD_RE.match
         splitok = lay.proc
         nf = 3 + lay.abstime + lay.reltime + lay.lat
@@ -977,10 +991,18 @@ class Walker:
                     if d is None and sc is not None:
                         # a new duration: the field alone says it
                         md = durf(parts[di])
-                        if md is not None:
-                            g = md.group(1)
-                            d = dmap[parts[di]] = \
-                                int(float(g) * 1000 + 0.5) if g else -1
+                        if md is None:
+                            # not a duration (an irq arrow): the regex
+                            # would not match the line either
+                            self.lineno = n
+                            slow(line)
+                            if self.layout_changed:
+                                self._batch(batch[n - n0:])
+                                return
+                            continue
+                        g = md.group(1)
+                        d = dmap[parts[di]] = \
+                            int(float(g) * 1000 + 0.5) if g else -1
                     if sc is None or d is None:
                         self.lineno = n
                         r = learn(line, parts, ki, di)
@@ -989,12 +1011,11 @@ class Walker:
                                 self._batch(batch[n - n0:])
                                 return
                             continue
-                        st, cpu, d, depth, body, ts = r
+                        st, cpu, d, depth, kind, name, ts = r
                     else:
                         st, cpu = sc
-                        text = parts[-1]
-                        body = text.strip()
-                        depth = (len(text) - len(body) - 3) >> 1
+                        kind, depth, name = tshapes.get(parts[-1]) or \
+                            text_shape(parts[-1])
                         if abst:
                             ts = parts[0]
                 elif len(parts) == 1:
@@ -1013,7 +1034,7 @@ class Walker:
                             self._batch(batch[n - n0:])
                             return
                         continue
-                    st, cpu, d, depth, body, ts = r
+                    st, cpu, d, depth, kind, name, ts = r
             else:
                 m = fast(line)
                 if m is None:
@@ -1031,38 +1052,68 @@ class Walker:
                     lastcpu = cpu
                 depth = len(ind) >> 1
                 d = dur_ns(dur) if dur else -1
+                if depth > maxdepth:
+                    maxdepth = self.info.max_depth = depth
+                sh = bshapes.get(body)
+                if sh is None:
+                    sh = bshapes[body] = shape(body)
+                kind, name = sh
             st.lines += 1
             st.cpu = cpu
-            if depth > maxdepth:
-                maxdepth = self.info.max_depth = depth
-            c = body[-1:]
-            if c == "{":
-                if body[-4:] == "() {":
-                    enter(st, depth, body[:-4], ts, cpu)
-                    continue
-            elif c == ";":
-                if body[-3:] == "();":
-                    leaf(st, depth, body[:-3], d, ts, cpu)
-                    continue
-            elif c == "}":
-                if body == "}":
-                    ret(st, depth, None, d, ts, cpu)
-                    continue
-            elif c == "/" and body[:5] == "} /* ":
-                name = body[5:-3]
-                if " = " in name:
-                    name = name.partition(" = ")[0]
-                    self.info.retval = True
+            if kind == NAMED_RET:
                 if st.stack:
                     ret(st, depth, name, d, ts, cpu)
                 else:
                     orphan(st, depth, name, d, ts, cpu)
-                continue
-            self.lineno = n
-            st.lines -= 1
-            function(line)
+            elif kind == ENTER:
+                enter(st, depth, name, ts, cpu)
+            elif kind == LEAF:
+                leaf(st, depth, name, d, ts, cpu)
+            elif kind == RET:
+                ret(st, depth, None, d, ts, cpu)
+            else:
+                self.lineno = n
+                st.lines -= 1
+                function(line)
         self.lineno = n
         self._note_batch_ts(batch)
+
+    def _shape(self, body: str) -> Tuple[int, str]:
+        """The shape of a function text for the hot loop, and the name
+        in it: ENTER "func() {", LEAF "func();", RET "}" (no name),
+        NAMED_RET "} /* func */" (or "} /* func = retval */", which
+        notes that the trace has return values), OTHER for the rest."""
+        c = body[-1:]
+        if c == "{":
+            if body[-4:] == "() {":
+                return ENTER, body[:-4]
+        elif c == ";":
+            if body[-3:] == "();":
+                return LEAF, body[:-3]
+        elif c == "}":
+            if body == "}":
+                return RET, ""
+        elif c == "/" and body[:5] == "} /* ":
+            name = body[5:-3]
+            if " = " in name:
+                name = name.partition(" = ")[0]
+                self.info.retval = True
+            return NAMED_RET, name
+        return OTHER, ""
+
+    def _text_shape(self, text: str) -> Tuple[int, int, str]:
+        """The shape, depth and name of the function field of a split
+        line (the last field: the two spaces after the '|', the text
+        and the newline), kept for the next line with the same field.
+        The deepest depth is noted here: a line whose field was kept
+        is no deeper."""
+        body = text.strip()
+        depth = (len(text) - len(body) - 3) >> 1
+        if depth > self.info.max_depth:
+            self.info.max_depth = depth
+        kind, name = self._shape(body)
+        sh = self._tshapes[text] = (kind, depth, name)
+        return sh
 
     def _note_batch_ts(self, batch: List[str]) -> None:
         """The first and last time stamps, from the first and last
@@ -1083,11 +1134,12 @@ class Walker:
                 return
 
     def _learn(self, line: str, parts: Optional[List[str]], ki: int,
-               di: int) -> Optional[Tuple[TaskState, str, int, int, str,
-                                          str]]:
+               di: int) -> Optional[Tuple[TaskState, str, int, int, int,
+                                          str, str]]:
         """Parse a line with the regex; remember its task and duration
-        fields for the split path.  None: not a function line (handled
-        here)."""
+        fields for the split path.  Returns the task, CPU, duration,
+        depth, shape, name and time stamp of a function line; None for
+        other lines (handled here)."""
         assert self.fast is not None
         m = self.fast.match(line)
         if m is None:
@@ -1098,12 +1150,15 @@ class Walker:
         if cpu:
             self.cpuset.add(cpu)
         depth = len(ind) >> 1
+        if depth > self.info.max_depth:
+            self.info.max_depth = depth
         d = dur_ns(dur) if dur else -1
         if parts is not None and parts[-1].strip() == body and \
                 body and (len(parts[-1]) - len(body) - 3) >> 1 == depth:
             self._stmap[parts[ki]] = (st, cpu)
             self._dmap[parts[di]] = d
-        return st, cpu, d, depth, body, ts or ""
+        kind, name = self._shape(body)
+        return st, cpu, d, depth, kind, name, ts or ""
 
     def _batch_general(self, batch: List[str]) -> None:
         """All lines through the regex and the general code (line
