@@ -7,14 +7,11 @@ import argparse
 import os
 from typing import Optional, TextIO
 
-from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
-                   fold_small, read_system_map, write_boot)
 from .command import (SubParsers, UsageError, add_common, add_format,
                       count_arg, load, new_parser, ns_from_us, px, seconds)
 from .model import FtdError
 from .output import OutFile
 from .parse import Walker
-from .svg import flamechart
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -55,6 +52,11 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    # imported here, not by every command: loading them costs more
+    # than a small trace takes to parse
+    from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
+                       fold_small, read_system_map, write_boot)
+    from .svg import flamechart
     if a.traces.count("-") > 1:
         raise UsageError("boot: standard input can be read only once")
     if a.svg and a.svg == a.output:

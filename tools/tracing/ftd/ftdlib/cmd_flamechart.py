@@ -10,7 +10,6 @@ from typing import TextIO
 from .command import (SubParsers, add_common, add_svg_options, count_arg,
                       highlight, new_parser, no_switches, px, timeline)
 from .parse import Walker
-from .svg import flamechart
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -31,6 +30,7 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    from .svg import flamechart     # not loaded by every command
     w, tl = timeline(a, "a flame chart", oncpu=True)
     title = a.title or "Flame chart: %s" % os.path.basename(w.info.name)
     off = None

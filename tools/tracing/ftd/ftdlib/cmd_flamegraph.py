@@ -12,7 +12,6 @@ from .command import (SubParsers, add_common, add_svg_options, check_focus,
                       highlight, load, new_parser, no_switches, warn)
 from .model import KIDS, FtdError, task_name
 from .parse import Walker
-from .svg import flamegraph
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -29,6 +28,7 @@ def add_parser(sub: SubParsers) -> None:
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
+    from .svg import flamegraph     # not loaded by every command
     w = load(a.trace, a, oncpu=a.weight in (None, "oncpu"))
     check_focus(w, a.focus)
     weight = a.weight or ("oncpu" if w.calls.oncpu else "time")
