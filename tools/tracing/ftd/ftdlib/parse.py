@@ -354,7 +354,7 @@ class CallBuilder:
         firsts = p.first
         if len(firsts) >= PENDING_CAP:
             totals = p.total
-            if firsts[0] < 0:
+            if firsts[0] < 0.0:
                 firsts[0] = firsts[1]
             totals[0] += totals[1]
             del firsts[1], totals[1]
@@ -611,7 +611,7 @@ class CallBuilder:
             end_s = float(ts) if ts else -1.0
         except ValueError:
             end_s = -1.0
-        start_s = end_s - d * 1e-9 if end_s >= 0 else -1.0
+        start_s = end_s - d * 1e-9 if end_s >= 0.0 else -1.0
         if st.maxpend > depth + 1:
             self._wrap_deeper(st, depth)
         flat = self.flat
@@ -626,7 +626,7 @@ class CallBuilder:
         if p is not None and p.first:
             firsts = p.first
             i = len(firsts)
-            if start_s < 0:
+            if start_s < 0.0:
                 i = 0
             elif i == 1 and start_s - NEST_SLACK_S <= firsts[0] < \
                     end_s + NEST_SLACK_S:
@@ -973,6 +973,7 @@ class Walker:
         nf = 3 + lay.abstime + lay.reltime + lay.lat
         ki = lay.abstime + lay.reltime
         di = nf - 2
+        ti = nf - 1         # not -1: CPython 3.11 is quicker with it
         abst = lay.abstime
         n0 = n = self.lineno
         cpuset = self.cpuset
@@ -1014,8 +1015,8 @@ class Walker:
                         st, cpu, d, depth, kind, name, ts = r
                     else:
                         st, cpu = sc
-                        kind, depth, name = tshapes.get(parts[-1]) or \
-                            text_shape(parts[-1])
+                        kind, depth, name = tshapes.get(parts[ti]) or \
+                            text_shape(parts[ti])
                         if abst:
                             ts = parts[0]
                 elif len(parts) == 1:
