@@ -23,6 +23,8 @@ from wbench import benchjob  # noqa: E402
 
 # (label, config, state); the first row is the floor (TRACE=n).  The
 # benchfg configs have the function and function graph tracers only;
+# benchfg-fentry hooks the functions before their prologue instead of
+# with -pg;
 # --full adds the stock and patched configs, which also carry the
 # latency tracers and everything else ftracetest needs.
 ROWS: List[Tuple[str, str, str]] = [
@@ -32,6 +34,8 @@ ROWS: List[Tuple[str, str, str]] = [
     ("graph (stock)", "benchfg-stock", "graph"),
     ("graph", "benchfg", "graph"),
     ("graph+retval", "benchfg", "retval"),
+    ("nop (fentry)", "benchfg-fentry", "nop"),
+    ("graph (fentry)", "benchfg-fentry", "graph"),
 ]
 FULL_ROWS: List[Tuple[str, str, str]] = [
     ("nop (stock, full)", "stock", "nop"),
