@@ -178,6 +178,43 @@ def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
         print("```")
 
 
+# Instructions that icount counts as one but that cost far more on real
+# cores: barriers, exclusive loads and stores, and reads of the counter
+INSN_CLASSES = (("barriers (dmb/dsb/isb)", re.compile(r"^(dmb|dsb|isb)\b")),
+                ("exclusive loads/stores", re.compile(r"^(ldrex|strex)")),
+                ("counter reads (mrrc)", re.compile(r"^mrrc\b")))
+
+
+def class_counts(vmlinux: Path, profile: Path,
+                 calls_per_window: int) -> List[float]:
+    """Per call, the instructions of each INSN_CLASSES class that ran.
+
+    Only kernel text is looked at; the module's own code (the timed loop
+    and the traced function) holds none of them.
+    """
+    windows, blocks = read_profile(profile)
+    calls = windows * calls_per_window
+    runs: Dict[int, int] = defaultdict(int)
+    for addr, insns, execs in blocks:
+        for i in range(insns):
+            runs[addr + 4 * i] += execs
+    low, high = min(runs), max(runs) + 4
+    dis = subprocess.run(
+        [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
+         f"--start-address=0x{low:x}", f"--stop-address=0x{high:x}",
+         str(vmlinux)], check=True, capture_output=True, text=True).stdout
+    insn = re.compile(r"^\s*([0-9a-f]+):\t(\S+)")
+    counts = [0] * len(INSN_CLASSES)
+    for line in dis.splitlines():
+        m = insn.match(line)
+        if not m or int(m.group(1), 16) not in runs:
+            continue
+        for i, (_, pattern) in enumerate(INSN_CLASSES):
+            if pattern.match(m.group(2)):
+                counts[i] += runs[int(m.group(1), 16)]
+    return [c / calls for c in counts]
+
+
 def print_profile(config: str, state: str, calls: int,
                   rows: List[Tuple[str, float]], minimum: float) -> None:
     total = sum(n for _, n in rows)
@@ -276,6 +313,24 @@ def main() -> int:
             if args.annotate:
                 print_annotated(loaded[name].build_dir / "vmlinux",
                                 args.annotate, pdir / "profile.txt", 1000)
+
+    profiled = [(name, target, state) for name, target in columns
+                for state in args.profile
+                if (work / f"{name}-{target}-profile-{state}" /
+                    "profile.txt").exists()]
+    if profiled:
+        print("\n### Instructions that cost more than one on hardware\n")
+        print("Per traced call, from the same profiles: icount counts each "
+              "as one instruction.\n")
+        print("| config | state | " +
+              " | ".join(c for c, _ in INSN_CLASSES) + " |")
+        print("|---|---|" + "---|" * len(INSN_CLASSES))
+        for name, target, state in profiled:
+            pdir = work / f"{name}-{target}-profile-{state}"
+            counts = class_counts(loaded[name].build_dir / "vmlinux",
+                                  pdir / "profile.txt", 1000)
+            print(f"| {name} ({target}) | {STATE_TEXT[state]} | " +
+                  " | ".join(f"{c:.1f}" for c in counts) + " |")
 
     print()
     print("Method: qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount "
