@@ -625,13 +625,13 @@ class CallBuilder:
         p = pend.get(depth + 1)
         if p is not None and p.first:
             firsts = p.first
-            i = len(firsts)
             if start_s < 0.0:
-                i = 0
-            elif i == 1 and start_s - NEST_SLACK_S <= firsts[0] < \
-                    end_s + NEST_SLACK_S:
-                i = 0       # the common case of the loop below
+                child_ns = sum(p.total)
+            elif len(firsts) == 1 and start_s - NEST_SLACK_S <= firsts[0] \
+                    < end_s + NEST_SLACK_S:
+                child_ns = p.total[0]   # the common case of the loop below
             else:
+                i = len(firsts)
                 lim = start_s - NEST_SLACK_S
                 hi = end_s + NEST_SLACK_S
                 while i:
@@ -643,11 +643,11 @@ class CallBuilder:
                         i -= 1
                     else:
                         break
-            if i:
-                # began before this call: under a caller of their own
-                # that is not in the trace
-                self._wrap(st, p, i, depth)
-            child_ns = sum(p.total)
+                if i:
+                    # began before this call: under a caller of their
+                    # own that is not in the trace
+                    self._wrap(st, p, i, depth)
+                child_ns = sum(p.total)
             if flat is None:
                 for sub in p.kids:
                     if node[KIDS]:
