@@ -226,14 +226,27 @@ def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
 
 # An open call (its entry seen, its return not yet) is a list, like
 # the nodes, for speed: one is made per entry line.
-#   [name, depth, child_ns, ts, node, cpu, seg, segi, line]
+#   [name, depth, child_ns, ts, node, cpu, seg, segi, line, up]
 # child_ns is the sum of the durations of its direct callees, ts the
 # entry's time stamp as printed (or ""); seg and segi say where it waits
 # when it has no caller (a Pending and its entry there); line is the
-# line number of the entry (0: not kept).
-F_NAME, F_DEPTH, F_CHILD, F_TS, F_NODE, F_CPU, F_SEG, F_SEGI, F_LINE = \
-    range(9)
+# line number of the entry (0: not kept); up is the open call it was
+# made from (None for the outermost).  A task's open calls are the
+# chain from its innermost one, TaskState.top: cheaper than a list
+# as a stack, whose stack[-1] CPython 3.11 does not specialize.
+(F_NAME, F_DEPTH, F_CHILD, F_TS, F_NODE, F_CPU, F_SEG, F_SEGI, F_LINE,
+ F_UP) = range(10)
 Frame = List[Any]
+
+
+def open_calls(top: Optional[Frame]) -> List[Frame]:
+    """The chain of open calls from top, outermost first."""
+    out = []
+    while top is not None:
+        out.append(top)
+        top = top[F_UP]
+    out.reverse()
+    return out
 
 
 class Pending:
@@ -258,19 +271,20 @@ class Pending:
 class TaskState:
     """One task's open calls and its call tree."""
 
-    __slots__ = ("key", "stack", "pending", "root", "lines", "cpu",
+    __slots__ = ("key", "top", "pending", "root", "lines", "cpu",
                  "maxpend", "since", "last_ts", "out_since", "off_s",
                  "off_e")
 
     def __init__(self, key: str, root: Node) -> None:
         self.key = key
-        self.stack: List[Frame] = []
+        self.top: Optional[Frame] = None     # innermost open call
         self.pending: Dict[int, Pending] = {}
         self.root = root
         self.lines = 0
         self.cpu = ""           # CPU of the task's last line
         self.maxpend = -1       # deepest key of pending, -1 if none
-        self.since = 0          # LOST markers seen when stack[0] began
+        self.since = 0          # LOST markers seen when the outermost
+                                # open call began
         # for on-CPU time: the time of its last line, since when it is
         # switched out (-1: it is not), and when it was off the CPU
         self.last_ts = -1
@@ -383,20 +397,23 @@ class CallBuilder:
         del p.first[:n], p.total[:n]
         self._add(st, depth, min(firsts) if firsts else -1, total, kids)
 
-    def _unwind(self, st: TaskState, depth: int) -> None:
-        """Drop open frames at depth >= depth: their returns are lost."""
-        stack = st.stack
-        while stack and stack[-1][F_DEPTH] >= depth:
-            stack.pop()
+    def _unwind(self, st: TaskState, depth: int) -> Optional[Frame]:
+        """Drop open calls at depth >= depth: their returns are lost.
+        Returns the innermost one left."""
+        top = st.top
+        while top is not None and top[F_DEPTH] >= depth:
+            top = top[F_UP]
             self.info.missing_returns += 1
+        st.top = top
+        return top
 
     def cut(self, st: TaskState) -> None:
         """End the task's open calls: the trace lost the lines between
         them and what follows, so they get no duration (counted in
         info.cut_calls) and no later call is taken as their callee.
         The calls waiting for a caller keep none."""
-        self.info.cut_calls += len(st.stack)
-        st.stack = []
+        self.info.cut_calls += len(open_calls(st.top))
+        st.top = None
         self._flush(st)
 
     def _flush(self, st: TaskState) -> None:
@@ -409,15 +426,17 @@ class CallBuilder:
         st.pending = {}
         st.maxpend = -1
 
-    def _align(self, st: TaskState, depth: int) -> List[Frame]:
+    def _align(self, st: TaskState, depth: int) -> Optional[Frame]:
         """Bring the open calls of ST to a line at DEPTH whose caller is
-        not the last open call: end the deeper ones, or treat a jump in
-        depth as a gap.  Returns the stack the line goes on."""
-        if st.stack[-1][F_DEPTH] >= depth:
-            self._unwind(st, depth)
-        if st.stack and st.stack[-1][F_DEPTH] + 1 < depth:
+        not the innermost open call: end the deeper ones, or treat a
+        jump in depth as a gap.  Returns the open call the line goes
+        under, if any."""
+        top = st.top
+        if top is not None and top[F_DEPTH] >= depth:
+            top = self._unwind(st, depth)
+        if top is not None and top[F_DEPTH] + 1 < depth:
             self._jump(st)
-        return st.stack
+        return st.top
 
     def _jump(self, st: TaskState) -> None:
         """A line deeper than one below the innermost open call.  Since
@@ -461,7 +480,7 @@ class CallBuilder:
         CPU may have lost lines."""
         self.lost_seq += 1
         for st in self.tasks.values():
-            if st.cpu == cpu and (st.stack or st.pending):
+            if st.cpu == cpu and (st.top is not None or st.pending):
                 self.cut(st)
 
     # ---- the four kinds of function lines ----------------------------
@@ -470,13 +489,13 @@ class CallBuilder:
     def enter(self, st: TaskState, depth: int, name: str, ts: str,
               cpu: str) -> None:
         """func() {"""
-        stack = st.stack
-        if stack and stack[-1][F_DEPTH] + 1 != depth:
-            stack = self._align(st, depth)
+        top = st.top
+        if top is not None and top[F_DEPTH] + 1 != depth:
+            top = self._align(st, depth)
         seg: Optional[Pending] = None
         segi = 0
-        if stack:
-            kids = stack[-1][F_NODE][KIDS]
+        if top is not None:
+            kids = top[F_NODE][KIDS]
         else:
             kids = {} if self.flat is None else self.flat
             seg, segi = self._add(st, depth, stamp_s(ts), 0,
@@ -486,20 +505,19 @@ class CallBuilder:
         if node is None:
             node = kids[name] = [name, {} if self.flat is None
                                  else self.flat, 0, 0, BIG, 0, 0, 0]
-        stack.append([name, depth, 0, ts, node, cpu, seg, segi,
-                      self.lineno])
+        st.top = [name, depth, 0, ts, node, cpu, seg, segi, self.lineno,
+                  top]
         self.entries += 1
 
     def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: str,
              cpu: str) -> None:
         """func();  d is the printed duration in ns, -1 if none."""
-        stack = st.stack
-        if stack and stack[-1][F_DEPTH] + 1 != depth:
-            stack = self._align(st, depth)
+        top = st.top
+        if top is not None and top[F_DEPTH] + 1 != depth:
+            top = self._align(st, depth)
         if d < 0:
             d = 0
-        if stack:
-            top = stack[-1]
+        if top is not None:
             top[F_CHILD] += d
             kids = top[F_NODE][KIDS]
         else:
@@ -525,21 +543,20 @@ class CallBuilder:
     def ret(self, st: TaskState, depth: int, name: Optional[str], d: int,
             ts: str, cpu: str) -> None:
         """}  or  } /* name */ (name None for a bare brace)."""
-        stack = st.stack
-        if stack and stack[-1][F_DEPTH] > depth:
-            self._unwind(st, depth + 1)
-        if stack:
-            fr = stack[-1]
+        fr = st.top
+        if fr is not None and fr[F_DEPTH] > depth:
+            fr = self._unwind(st, depth + 1)
+        if fr is not None:
             if fr[F_DEPTH] == depth:
-                stack.pop()
+                up = st.top = fr[F_UP]
                 if name is None or fr[F_NAME] == name:
                     if name is not None:
                         self.named_returns += 1
                     if d < 0:
                         t0, t1 = stamp_ns(fr[F_TS]), stamp_ns(ts)
                         d = t1 - t0 if t0 >= 0 and t1 >= t0 else 0
-                    if stack:
-                        stack[-1][F_CHILD] += d
+                    if up is not None:
+                        up[F_CHILD] += d
                     elif fr[F_SEG] is not None:
                         seg, i = fr[F_SEG], fr[F_SEGI]
                         seg.total[i] += d
@@ -595,9 +612,8 @@ class CallBuilder:
             name = UNKNOWN
         else:
             self.orphans += 1
-        stack = st.stack
-        if stack:
-            top = stack[-1]
+        top = st.top
+        if top is not None:
             if top[F_DEPTH] + 1 >= depth or st.since == self.lost_seq:
                 top[F_CHILD] += d
                 if name is not UNKNOWN:
@@ -746,14 +762,15 @@ class CallBuilder:
         info.tail = self.named_returns * 2 > self.returns
         self.entries = self.leaves = self.returns = self.orphans = 0
         for st in self.tasks.values():
-            info.unfinished += len(st.stack)
+            frames = open_calls(st.top)
+            info.unfinished += len(frames)
             if self.open_sink is not None:
-                for fr in st.stack:
+                for fr in frames:
                     t = stamp_ns(fr[F_TS])
                     if t >= 0:
                         self.open_sink(st.key, fr[F_CPU], fr[F_DEPTH],
                                        fr[F_NAME], t)
-            st.stack = []
+            st.top = None
             self._flush(st)
             info.tasks[st.key] = st.lines
 
@@ -1062,7 +1079,7 @@ class Walker:
             st.lines += 1
             st.cpu = cpu
             if kind == NAMED_RET:
-                if st.stack:
+                if st.top is not None:
                     ret(st, depth, name, d, ts, cpu)
                 else:
                     orphan(st, depth, name, d, ts, cpu)
