@@ -1344,7 +1344,7 @@ class Walker:
         if "=>" in s:
             m = SWITCH_RE.match(s)
             if m:
-                self._switch(m.group(1), m.group(2), m.group(3))
+                self._switch(*m.groups())
                 return True
         m2 = LOST_RE.match(s)
         if m2:
