@@ -996,6 +996,7 @@ class Walker:
         cpuset = self.cpuset
         lastcpu = ""
         ts = ""
+        d: Optional[int]
         maxdepth = self.info.max_depth
         if batch and not batch[-1].endswith("\n"):
             batch[-1] += "\n"
@@ -1003,7 +1004,26 @@ class Walker:
             n += 1
             if splitok:
                 parts = line.split("|")
-                if len(parts) == nf:
+                # the rare case first: CPython 3.11 specializes the test
+                # only when its jump is short
+                if len(parts) != nf:
+                    if len(parts) == 1:
+                        # no '|' at all: blank, switch or lost-events line
+                        self.lineno = n
+                        slow(line)
+                        if self.layout_changed:
+                            self._batch(batch[n - n0:])
+                            return
+                        continue
+                    self.lineno = n
+                    r = learn(line, None, 0, 0)
+                    if r is None:
+                        if self.layout_changed:
+                            self._batch(batch[n - n0:])
+                            return
+                        continue
+                    st, cpu, d, depth, kind, name, ts = r
+                else:
                     sc = stmap.get(parts[ki])
                     d = dmap.get(parts[di])
                     if d is None and sc is not None:
@@ -1036,23 +1056,6 @@ class Walker:
                             text_shape(parts[ti])
                         if abst:
                             ts = parts[0]
-                elif len(parts) == 1:
-                    # no '|' at all: blank, switch or lost-events line
-                    self.lineno = n
-                    slow(line)
-                    if self.layout_changed:
-                        self._batch(batch[n - n0:])
-                        return
-                    continue
-                else:
-                    self.lineno = n
-                    r = learn(line, None, 0, 0)
-                    if r is None:
-                        if self.layout_changed:
-                            self._batch(batch[n - n0:])
-                            return
-                        continue
-                    st, cpu, d, depth, kind, name, ts = r
             else:
                 m = fast(line)
                 if m is None:
