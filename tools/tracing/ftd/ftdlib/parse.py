@@ -546,41 +546,42 @@ class CallBuilder:
         fr = st.top
         if fr is not None and fr[F_DEPTH] > depth:
             fr = self._unwind(st, depth + 1)
-        if fr is not None:
-            if fr[F_DEPTH] == depth:
-                up = st.top = fr[F_UP]
-                if name is None or fr[F_NAME] == name:
-                    if name is not None:
-                        self.named_returns += 1
-                    if d < 0:
-                        t0, t1 = stamp_ns(fr[F_TS]), stamp_ns(ts)
-                        d = t1 - t0 if t0 >= 0 and t1 >= t0 else 0
-                    if up is not None:
-                        up[F_CHILD] += d
-                    elif fr[F_SEG] is not None:
-                        seg, i = fr[F_SEG], fr[F_SEGI]
-                        seg.total[i] += d
-                        began = stamp_s(ts) - d * 1e-9
-                        if 0 <= began < seg.first[i]:
-                            seg.first[i] = began
-                    self.returns += 1
-                    if self.plain:
-                        node = fr[F_NODE]
-                        node[COUNT] += 1
-                        node[TOTAL] += d
-                        if d < node[MIN]:
-                            node[MIN] = d
-                        if d > node[MAX]:
-                            node[MAX] = d
-                        node[LOCAL] += d - fr[F_CHILD]
-                    else:
-                        self._count(st.key, fr[F_CPU], fr[F_NODE], depth,
-                                    d, fr[F_CHILD],
-                                    self._start(fr[F_TS], ts, d), fr[F_LINE])
-                    return
-                # same depth, another function: both halves were lost
-                self.info.missing_returns += 1
-        self.orphan(st, depth, name, d, ts, cpu)
+        if fr is None or fr[F_DEPTH] != depth:
+            self.orphan(st, depth, name, d, ts, cpu)
+            return
+        up = st.top = fr[F_UP]
+        if name is not None and fr[F_NAME] != name:
+            # same depth, another function: both halves were lost
+            self.info.missing_returns += 1
+            self.orphan(st, depth, name, d, ts, cpu)
+            return
+        if name is not None:
+            self.named_returns += 1
+        if d < 0:
+            t0, t1 = stamp_ns(fr[F_TS]), stamp_ns(ts)
+            d = t1 - t0 if t0 >= 0 and t1 >= t0 else 0
+        if up is not None:
+            up[F_CHILD] += d
+        elif fr[F_SEG] is not None:
+            seg, i = fr[F_SEG], fr[F_SEGI]
+            seg.total[i] += d
+            began = stamp_s(ts) - d * 1e-9
+            if 0 <= began < seg.first[i]:
+                seg.first[i] = began
+        self.returns += 1
+        if self.plain:
+            node = fr[F_NODE]
+            node[COUNT] += 1
+            node[TOTAL] += d
+            if d < node[MIN]:
+                node[MIN] = d
+            if d > node[MAX]:
+                node[MAX] = d
+            node[LOCAL] += d - fr[F_CHILD]
+        else:
+            self._count(st.key, fr[F_CPU], fr[F_NODE], depth, d,
+                        fr[F_CHILD], self._start(fr[F_TS], ts, d),
+                        fr[F_LINE])
 
     @staticmethod
     def _start(entry: str, ret: str, d: int) -> int:
