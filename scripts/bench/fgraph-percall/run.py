@@ -150,15 +150,21 @@ def profile_table(profile: Path, symbols: Symbols,
     return calls, rows
 
 
-def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
-                    calls_per_window: int) -> None:
-    """Each of FUNCS' disassembly, each instruction with its runs per call."""
+def instruction_runs(profile: Path,
+                     calls_per_window: int) -> Tuple[int, Dict[int, int]]:
+    """The calls profiled, and how often each instruction address ran."""
     windows, blocks = read_profile(profile)
-    calls = windows * calls_per_window
     runs: Dict[int, int] = defaultdict(int)
     for addr, insns, execs in blocks:
         for i in range(insns):
             runs[addr + 4 * i] += execs
+    return windows * calls_per_window, runs
+
+
+def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
+                    calls_per_window: int) -> None:
+    """Each of FUNCS' disassembly, each instruction with its runs per call."""
+    calls, runs = instruction_runs(profile, calls_per_window)
     insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
     for func in funcs:
         dis = subprocess.run(
@@ -192,12 +198,7 @@ def class_counts(vmlinux: Path, profile: Path,
     Only kernel text is looked at; the module's own code (the timed loop
     and the traced function) holds none of them.
     """
-    windows, blocks = read_profile(profile)
-    calls = windows * calls_per_window
-    runs: Dict[int, int] = defaultdict(int)
-    for addr, insns, execs in blocks:
-        for i in range(insns):
-            runs[addr + 4 * i] += execs
+    calls, runs = instruction_runs(profile, calls_per_window)
     low, high = min(runs), max(runs) + 4
     dis = subprocess.run(
         [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
