@@ -208,12 +208,20 @@ def class_counts(vmlinux: Path, profile: Path,
     counts = [0] * len(INSN_CLASSES)
     for line in dis.splitlines():
         m = insn.match(line)
-        if not m or int(m.group(1), 16) not in runs:
+        if not m:
+            continue
+        ran = runs.get(int(m.group(1), 16), 0)
+        if not ran:
             continue
         for i, (_, pattern) in enumerate(INSN_CLASSES):
             if pattern.match(m.group(2)):
-                counts[i] += runs[int(m.group(1), 16)]
+                counts[i] += ran
     return [c / calls for c in counts]
+
+
+def profile_dir(work: Path, config: str, target: str, state: str) -> Path:
+    """Where the profiled boot of CONFIG's TARGET in STATE keeps its files."""
+    return work / f"{config}-{target}-profile-{state}"
 
 
 def print_profile(config: str, state: str, calls: int,
@@ -280,7 +288,7 @@ def main() -> int:
                 subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o",
                                 str(plugin_so), str(HERE / "insn-profile.c")],
                                check=True)
-                pdir = work / f"{name}-{target}-profile-{state}"
+                pdir = profile_dir(work, name, target, state)
                 boot(name, [target], [state], args.calls, pdir, module,
                      f"{plugin_so},out={pdir / 'profile.txt'}",
                      args.timeout)
@@ -304,7 +312,7 @@ def main() -> int:
 
     for name, target in columns:
         for state in args.profile:
-            pdir = work / f"{name}-{target}-profile-{state}"
+            pdir = profile_dir(work, name, target, state)
             if not (pdir / "profile.txt").exists():
                 continue
             symbols = Symbols(loaded[name].build_dir / "System.map",
@@ -317,7 +325,7 @@ def main() -> int:
 
     profiled = [(name, target, state) for name, target in columns
                 for state in args.profile
-                if (work / f"{name}-{target}-profile-{state}" /
+                if (profile_dir(work, name, target, state) /
                     "profile.txt").exists()]
     if profiled:
         print("\n### Instructions that cost more than one on hardware\n")
@@ -327,7 +335,7 @@ def main() -> int:
               " | ".join(c for c, _ in INSN_CLASSES) + " |")
         print("|---|---|" + "---|" * len(INSN_CLASSES))
         for name, target, state in profiled:
-            pdir = work / f"{name}-{target}-profile-{state}"
+            pdir = profile_dir(work, name, target, state)
             counts = class_counts(loaded[name].build_dir / "vmlinux",
                                   pdir / "profile.txt", 1000)
             print(f"| {name} ({target}) | {STATE_TEXT[state]} | " +
