@@ -949,8 +949,8 @@ class Walker:
         dictionaries.  Each maps a raw field to what that field alone
         determines, so a hit is as good as a regex match; a new
         duration field is read by its own small regex, a new task field
-        sends the line to the layout's regex.  A line whose layout
-        changes the layout restarts the loop on the rest of the
+        sends the line to the layout's regex.  A line that changes the
+        layout ends the loop, which starts again on the rest of the
         batch."""
         if self.fast is None:
             for i, line in enumerate(batch):
@@ -1013,15 +1013,13 @@ class Walker:
                         self.lineno = n
                         slow(line)
                         if self.layout_changed:
-                            self._batch(batch[n - n0:])
-                            return
+                            break
                         continue
                     self.lineno = n
                     r = learn(line, None, 0, 0)
                     if r is None:
                         if self.layout_changed:
-                            self._batch(batch[n - n0:])
-                            return
+                            break
                         continue
                     st, cpu, d, depth, kind, name, ts = r
                 else:
@@ -1036,8 +1034,7 @@ class Walker:
                             self.lineno = n
                             slow(line)
                             if self.layout_changed:
-                                self._batch(batch[n - n0:])
-                                return
+                                break
                             continue
                         g = md.group(1)
                         d = dmap[parts[di]] = \
@@ -1047,8 +1044,7 @@ class Walker:
                         r = learn(line, parts, ki, di)
                         if r is None:
                             if self.layout_changed:
-                                self._batch(batch[n - n0:])
-                                return
+                                break
                             continue
                         st, cpu, d, depth, kind, name, ts = r
                     else:
@@ -1063,8 +1059,7 @@ class Walker:
                     self.lineno = n
                     slow(line)
                     if self.layout_changed:
-                        self._batch(batch[n - n0:])
-                        return
+                        break
                     continue
                 ts, cpu, task, dur, ind, body = m.groups()
                 key = task_key(task, cpu, curtask)
@@ -1097,8 +1092,13 @@ class Walker:
                 self.lineno = n
                 st.lines -= 1
                 function(line)
-        self.lineno = n
-        self._note_batch_ts(batch)
+        else:
+            self.lineno = n
+            self._note_batch_ts(batch)
+            return
+        # A line changed the layout: the rest of the batch goes by the
+        # new one
+        self._batch(batch[n - n0:])
 
     def _shape(self, body: str) -> Tuple[int, str]:
         """The shape of a function text for the hot loop, and the name
