@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest side of the function graph overhead benchmark (Table 2 of the
 # paper).  Run by run.py through "workbench run CONFIG --icount"; the
-# wrapper sets STATE (notrace, nop, graph, retval, thresh, thresh-tree),
+# wrapper sets STATE (notrace, nop, function, graph, retval, thresh,
+# thresh-tree),
 # RUNS (timed rounds), ITER (iterations of "find /sys" per round; the
 # paper's loop has 10) and COUNT (1: count the calls with the function
 # profiler), then sources this file.  Results go to /out/result.txt as
@@ -54,6 +55,9 @@ notrace)
 	;;
 nop)
 	echo nop > $T/current_tracer
+	;;
+function)
+	echo function > $T/current_tracer
 	;;
 graph|retval|thresh|thresh-tree)
 	if [ $STATE = retval ]; then

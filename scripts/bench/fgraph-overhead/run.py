@@ -31,11 +31,14 @@ ROWS: List[Tuple[str, str, str]] = [
     ("TRACE=n", "notrace", "notrace"),
     ("nop (stock)", "benchfg-stock", "nop"),
     ("nop", "benchfg", "nop"),
+    ("function", "benchfg", "function"),
     ("graph (stock)", "benchfg-stock", "graph"),
     ("graph", "benchfg", "graph"),
     ("graph+retval", "benchfg", "retval"),
     ("nop (fentry)", "benchfg-fentry", "nop"),
+    ("function (fentry)", "benchfg-fentry", "function"),
     ("graph (fentry)", "benchfg-fentry", "graph"),
+    ("graph+retval (fentry)", "benchfg-fentry", "retval"),
 ]
 FULL_ROWS: List[Tuple[str, str, str]] = [
     ("nop (stock, full)", "stock", "nop"),
