@@ -133,6 +133,29 @@ def test_new_file_that_exists_upstream_is_refused(setup: tuple[Path, Path]) -> N
     assert (tree / "kernel/bar.c").read_text() == "upstream\n"
 
 
+def test_file_a_patch_created_may_become_a_new_file(
+        setup: tuple[Path, Path]) -> None:
+    """A patch that created kernel/baz.c itself, applied, then keeps the
+    file in the repository instead: the revert removes the tree's copy."""
+    tree, repo = setup
+    patch = repo / "patches" / "0001-foo.patch"
+    inline = patch.read_text() + (
+        "diff --git a/kernel/baz.c b/kernel/baz.c\n"
+        "new file mode 100644\n--- /dev/null\n+++ b/kernel/baz.c\n"
+        "@@ -0,0 +1 @@\n+int baz;\n")
+    patch.write_text(inline)
+    prepare_kernel(tree, repo=repo)
+    assert (tree / "kernel/baz.c").read_text() == "int baz;\n"
+    patch.write_text(make_patch("0001", "kernel: Return two", "return 1;",
+                                "return 2;"))
+    (repo / "kernel" / "baz.c").write_text("int baz = 1;\n")
+    (repo / "patches" / "series").write_text(
+        "0001-foo.patch\n\tkernel/bar.c\n\tkernel/baz.c\n")
+    prepare_kernel(tree, repo=repo)
+    assert (tree / "kernel/baz.c").read_text() == "int baz = 1;\n"
+    assert (tree / "kernel/foo.c").read_text().count("return 2;") == 1
+
+
 def test_directory_entry_takes_every_file(setup: tuple[Path, Path]) -> None:
     _, repo = setup
     (repo / "kernel" / "sub").mkdir()

@@ -137,11 +137,15 @@ class Preparer:
         return before
 
     def check_new_files(self) -> None:
+        # A file that an applied patch created (and its revert removes)
+        # may become a new file of the project
+        revert, _ = self.plan()
+        reverted = {f for _, text in revert for f in touched_files(text)}
         for patch in self.series:
             for rel in patch.new_files:
                 dest = self.tree / rel
                 if (dest.exists() or dest.is_symlink()) and \
-                        rel not in self.state.files:
+                        rel not in self.state.files and rel not in reverted:
                     raise WorkbenchError(
                         f"{dest} exists in the tree but is not one of this "
                         f"project's files; patches/series says {patch.name} "
