@@ -30,6 +30,12 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	p = get_kprobe((kprobe_opcode_t *)ip);
 	if (unlikely(!p) || kprobe_disabled(p))
 		goto out;
+	/*
+	 * A task that stopped between the two instructions of the site
+	 * may still come through ftrace_caller, which has no pt_regs.
+	 */
+	if (unlikely(!regs))
+		goto out;
 
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
