@@ -115,21 +115,44 @@ def step_kunit() -> Counts:
     return passed, failed
 
 
-def step_selftest() -> Counts:
-    config = build.KernelConfig.load("patched")
+def ftracetest(config_name: str, patterns: List[str], out_name: str) -> Counts:
+    """ftracetest (the ci set, or the tests matching patterns) on a config,
+    compared with the stock kernel's expected results."""
+    config = build.build(config_name)
     tree = build.source_tree(config)
-    tests = selftest.select(tree, [], ci=True)
-    out = cache_dir() / "check" / "selftest"
+    tests = selftest.select(tree, patterns, ci=True)
+    out = cache_dir() / "check" / out_name
     got = selftest.run_tests(config, tests, 2, 300, out)
-    got.save(out / "results.txt", ["ftracetest on patched (make check)"])
+    got.save(out / "results.txt", [f"ftracetest on {config_name} (make check)"])
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in selftest.project_tests() if t in tests]
     problems = selftest.confirm(config, selftest.Results.load(
         selftest.EXPECTED), got, own, 2, 300, out)
     for p in problems:
         log(f"check: {p}")
-    return len(got.results) - min(len(problems), len(got.results)), \
+    return len(got.results) - min(len(got.results), len(problems)), \
         len(problems)
+
+
+def step_selftest() -> Counts:
+    return ftracetest("patched", [], "selftest")
+
+
+# The tests that go through the code of the entry hook: the function
+# graph tracer and its return values, stack traces through the callers'
+# unwind annotations, module call sites, and kprobes on ftrace sites.
+FENTRY_TESTS = [
+    "ftrace/fgraph-filter.tc", "ftrace/fgraph-multi.tc",
+    "ftrace/fgraph-retval-values.tc", "ftrace/fgraph-stacktrace.tc",
+    "ftrace/fgraph-thresh-tree.tc", "ftrace/fgraph-tracer-callees.tc",
+    "ftrace/func_mod_trace.tc", "kprobe/kprobe_ftrace.tc",
+    "kprobe/kprobe_insn_boundary.tc", "kprobe/kprobe_on_func_entry.tc",
+    "kprobe/kretprobe_args.tc",
+]
+
+
+def step_fentry() -> Counts:
+    return ftracetest("fentry", FENTRY_TESTS, "selftest-fentry")
 
 
 STEPS: List[Tuple[str, Callable[[], Counts]]] = [
@@ -148,6 +171,7 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
         "scripts/tests/test_fgraph_boot.py")),
     ("ring buffer KUnit suites in the guest", step_kunit),
     ("ftracetest and project .tc tests on patched", step_selftest),
+    ("the entry hook: fgraph and kprobe tests on fentry", step_fentry),
 ]
 
 
