@@ -32,12 +32,10 @@ void __kprobes kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	/*
 	 * A task that stopped between the two instructions of the site
-	 * may still come through ftrace_caller, which has no pt_regs.
+	 * may still come through ftrace_caller, which has no pt_regs: the
+	 * probe misses that call, as it misses a nested one.
 	 */
-	if (unlikely(!regs))
-		goto out;
-
-	if (kprobe_running()) {
+	if (unlikely(!regs) || kprobe_running()) {
 		kprobes_inc_nmissed_count(p);
 		goto out;
 	}
