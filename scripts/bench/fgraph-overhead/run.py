@@ -24,11 +24,13 @@ from wbench import benchjob  # noqa: E402
 # (label, config, state); the first row is the floor (TRACE=n).  The
 # benchfg configs have the function and function graph tracers only;
 # benchfg-fentry hooks the functions before their prologue instead of
-# with -pg;
+# with -pg; benchfg-nohook has the tracing core without the function
+# tracer, to tell the hooks' cost from the rest of tracing;
 # --full adds the stock and patched configs, which also carry the
 # latency tracers and everything else ftracetest needs.
 ROWS: List[Tuple[str, str, str]] = [
     ("TRACE=n", "notrace", "notrace"),
+    ("tracing core, no hooks", "benchfg-nohook", "nop"),
     ("nop (stock)", "benchfg-stock", "nop"),
     ("nop", "benchfg", "nop"),
     ("function", "benchfg", "function"),
