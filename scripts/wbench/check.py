@@ -115,15 +115,15 @@ def step_kunit() -> Counts:
     return passed, failed
 
 
-def ftracetest(config_name: str, patterns: List[str], out_name: str) -> Counts:
-    """ftracetest (the ci set, or the tests matching patterns) on a config,
-    compared with the stock kernel's expected results."""
-    config = build.build(config_name)
+def ftracetest(config: build.KernelConfig, patterns: List[str],
+               out_name: str) -> Counts:
+    """ftracetest (the ci set, or the tests matching patterns) on a built
+    config, compared with the stock kernel's expected results."""
     tree = build.source_tree(config)
     tests = selftest.select(tree, patterns, ci=True)
     out = cache_dir() / "check" / out_name
     got = selftest.run_tests(config, tests, 2, 300, out)
-    got.save(out / "results.txt", [f"ftracetest on {config_name} (make check)"])
+    got.save(out / "results.txt", [f"ftracetest on {config.name} (make check)"])
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in selftest.project_tests() if t in tests]
     problems = selftest.confirm(config, selftest.Results.load(
@@ -135,7 +135,8 @@ def ftracetest(config_name: str, patterns: List[str], out_name: str) -> Counts:
 
 
 def step_selftest() -> Counts:
-    return ftracetest("patched", [], "selftest")
+    # built by step_build
+    return ftracetest(build.KernelConfig.load("patched"), [], "selftest")
 
 
 # The tests that go through the code of the entry hook: the function
@@ -152,7 +153,7 @@ FENTRY_TESTS = [
 
 
 def step_fentry() -> Counts:
-    return ftracetest("fentry", FENTRY_TESTS, "selftest-fentry")
+    return ftracetest(build.build("fentry"), FENTRY_TESTS, "selftest-fentry")
 
 
 STEPS: List[Tuple[str, Callable[[], Counts]]] = [
