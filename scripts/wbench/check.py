@@ -26,6 +26,15 @@ from .series import read_series
 
 Counts = Tuple[int, int]  # passed, failed
 
+# What failed in the step that is running, one line each, repeated under
+# the step's line in the summary: CI shows only the end of the output.
+_failures: List[str] = []
+
+
+def failure(text: str) -> None:
+    log(f"check: {text}")
+    _failures.append(text)
+
 
 def step_series() -> Counts:
     """The series is consistent, applies, and is clean upstream-style."""
@@ -38,7 +47,7 @@ def step_series() -> Counts:
         patches = export.write_series(repo, Path(tmp) / "series")
         problems = export.check(repo, patches)
     for p in problems:
-        log(f"check: {p}")
+        failure(p)
     return len(patches) - min(len(problems), len(patches)), len(problems)
 
 
@@ -59,11 +68,14 @@ def pytest_step(*paths: str) -> Callable[[], Counts]:
         if not xml.exists():
             raise WorkbenchError("pytest wrote no results")
         passed = failed = 0
-        for suite in ET.parse(xml).getroot().iter("testsuite"):
-            total = int(suite.get("tests", 0))
-            bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            passed += total - bad - int(suite.get("skipped", 0))
-            failed += bad
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            if case.find("skipped") is not None:
+                continue
+            if case.find("failure") is None and case.find("error") is None:
+                passed += 1
+            else:
+                failed += 1
+                failure(f"{case.get('classname')}::{case.get('name')}")
         return passed, failed
     return step
 
@@ -100,17 +112,25 @@ def step_kunit() -> Counts:
         raise WorkbenchError("the KUnit guest run left no kernel log "
                              f"(exit status {proc.returncode})")
     passed = failed = 0
-    for line in log_file.read_text(errors="replace").splitlines():
+    lines = log_file.read_text(errors="replace").splitlines()
+    for line in lines:
         m = KUNIT_CASE_RE.match(line)
         if not m or "# SKIP" in line:
             continue
         if m.group(1) == "ok":
             passed += 1
-        else:
-            failed += 1
-            log(f"check: KUnit case failed: {m.group(2)}")
+            continue
+        failed += 1
+        failure(f"KUnit case failed: {m.group(2)}")
+        # its failed expectations and what it printed, for the summary
+        said = f"# {m.group(2)}: "
+        for text in lines:
+            if said in text:
+                failure("  " + text.split(said, 1)[1].strip())
     # A suite that did not run, or a kernel warning, fails the guest script
     if proc.returncode != 0 and failed == 0:
+        failure(f"the KUnit guest script failed (exit status "
+                f"{proc.returncode}): see {out}")
         failed = 1
     return passed, failed
 
@@ -129,7 +149,7 @@ def ftracetest(config: build.KernelConfig, patterns: List[str],
     problems = selftest.confirm(config, selftest.Results.load(
         selftest.EXPECTED), got, own, 2, 300, out)
     for p in problems:
-        log(f"check: {p}")
+        failure(p)
     return len(got.results) - min(len(got.results), len(problems)), \
         len(problems)
 
@@ -176,6 +196,9 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
 ]
 
 
+SHOWN_FAILURES = 8
+
+
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(prog="check", description=__doc__)
     parser.add_argument("--only", help="run the steps whose name contains "
@@ -192,13 +215,18 @@ def main(argv: List[str]) -> int:
         try:
             passed, failed = step()
         except WorkbenchError as exc:
-            log(f"error: {exc}")
+            failure(f"error: {exc}")
             passed, failed = 0, 1
         total_pass += passed
         total_fail += failed
         verdict = "ok" if failed == 0 else "FAILED"
         lines.append(f"{verdict:6} {name}: {passed} passed, {failed} failed "
                      f"({time.monotonic() - t0:.0f} s)")
+        lines += [f"         {text}" for text in _failures[:SHOWN_FAILURES]]
+        if len(_failures) > SHOWN_FAILURES:
+            lines.append(f"         ... and {len(_failures) - SHOWN_FAILURES}"
+                         " more above")
+        _failures.clear()
     log("\n=== check summary")
     for line in lines:
         log(line)
