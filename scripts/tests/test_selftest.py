@@ -12,9 +12,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from wbench.common import WorkbenchError  # noqa: E402
+from wbench import selftest  # noqa: E402
 from wbench.selftest import (CRASHES, EXPECTED, Results,  # noqa: E402
-                             Watcher, baseline, compare, expected_path,
-                             save_expected)
+                             Watcher, baseline, compare, confirm,
+                             expected_path, save_expected)
 
 
 def feed(watcher: Watcher, text: str) -> list[str]:
@@ -80,6 +81,30 @@ def test_compare_finds_regressions_and_failing_project_tests() -> None:
         "regression: c.tc: PASS on stock, UNRESOLVED here",
         "project test failed: own.tc: FAIL",
         "project test did not run: missing.tc"]
+
+
+def test_confirm_runs_failures_again_and_keeps_flaky_ones_apart(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    stock = Results({"up1.tc": "PASS", "up2.tc": "PASS"})
+    got = Results({"up1.tc": "FAIL", "up2.tc": "FAIL", "own1.tc": "FAIL",
+                   "own2.tc": "FAIL"})
+    retried = []
+
+    def second_run(config: object, tests: list[str], *args: object) -> Results:
+        retried.extend(tests)
+        # up1 and own1 fail again, up2 and own2 pass this time
+        return Results({"up1.tc": "FAIL", "up2.tc": "PASS",
+                        "own1.tc": "UNRESOLVED", "own2.tc": "PASS"})
+
+    monkeypatch.setattr(selftest, "run_tests", second_run)
+    problems, flaky = confirm(
+        None, stock, got, ["own1.tc", "own2.tc"], 2, 300,  # type: ignore
+        tmp_path)
+    assert retried == ["own1.tc", "own2.tc", "up1.tc", "up2.tc"]
+    assert problems == ["regression: up1.tc: PASS on stock, FAIL here",
+                        "project test failed: own1.tc: FAIL"]
+    assert flaky == ["regression: up2.tc: PASS on stock, FAIL here",
+                     "project test failed: own2.tc: FAIL"]
 
 
 def test_results_file_round_trip(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from . import build, guest
 from .common import REPO, SCRIPTS, WorkbenchError, cache_dir, log
@@ -113,6 +113,12 @@ class Results:
         lines += [f"{name}\t{res}" for name, res in sorted(self.results.items())]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("\n".join(lines) + "\n")
+
+    def save_durations(self, path: Path) -> None:
+        """Seconds per test, slowest first."""
+        path.write_text("".join(
+            f"{sec:7.1f} {name}\n" for name, sec in
+            sorted(self.durations.items(), key=lambda kv: -kv[1])))
 
     @classmethod
     def load(cls, path: Path) -> "Results":
@@ -245,27 +251,39 @@ def compare(expected: Results, got: Results, own: List[str],
 
 def confirm(config: build.KernelConfig, expected: Results, got: Results,
             own: List[str], smp: int, per_test_timeout: float,
-            out_dir: Path, base: str = "stock") -> List[str]:
-    """Compare with base; run each suspected regression once more.
+            out_dir: Path, base: str = "stock") -> Tuple[List[str], List[str]]:
+    """Compare with base; run each suspected failure once more.
 
-    Under TCG on a loaded host a few timing-sensitive upstream tests fail
-    now and then.  A regression counts only if it fails again on a fresh
-    boot; one that passes the second time is reported as flaky.
+    Under TCG on a loaded host a few timing-sensitive tests fail now and
+    then.  A regression of an upstream test, or a failed project test,
+    counts only if it fails again on a fresh boot; one that passes the
+    second time is returned apart, as flaky, for the caller to show.
+    Returns (problems, flaky).
     """
     problems = compare(expected, got, own, base)
-    suspects = sorted({p.split(": ")[1].replace("(instance)", "")
-                       for p in problems if p.startswith("regression: ")})
+    suspects = sorted({retried_test(p) for p in problems
+                       if p.startswith(RETRIED)})
     if not suspects:
-        return problems
+        return problems, []
     log(f"selftest: running again to confirm: {' '.join(suspects)}")
     again = run_tests(config, suspects, smp, per_test_timeout,
                       out_dir / "retry")
-    confirmed = compare(expected, again, [], base)
-    for p in problems:
-        if p.startswith("regression: ") and p not in confirmed:
-            log(f"selftest: flaky, passed on the second run: {p[12:]}")
-    return [p for p in problems
-            if not p.startswith("regression: ") or p in confirmed]
+    still = {retried_test(p) for p in compare(
+        expected, again, [t for t in own if t in suspects], base)}
+    flaky = [p for p in problems
+             if p.startswith(RETRIED) and retried_test(p) not in still]
+    for p in flaky:
+        log(f"selftest: flaky, passed on the second run: {p}")
+    return [p for p in problems if p not in flaky], flaky
+
+
+# The problems of compare() that confirm() runs again, and their test
+RETRIED = ("regression: ", "project test failed: ",
+           "project test did not run: ")
+
+
+def retried_test(problem: str) -> str:
+    return problem.split(": ")[1].replace("(instance)", "")
 
 
 def select(tree: Path, patterns: List[str], ci: bool) -> List[str]:
@@ -294,9 +312,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     got = run_tests(config, tests, args.smp, args.test_timeout, out_dir)
     got.save(out_dir / "results.txt",
              [f"ftracetest on {args.config}, -smp {args.smp}, TCG"])
-    (out_dir / "durations.txt").write_text("".join(
-        f"{sec:7.1f} {name}\n" for name, sec in
-        sorted(got.durations.items(), key=lambda kv: -kv[1])))
+    got.save_durations(out_dir / "durations.txt")
     log(f"selftest: {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in project_tests() if t in tests]
     if args.save_expected:
@@ -305,8 +321,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     if not expected_path(base).exists():
         raise WorkbenchError(f"{EXPECTED} is missing: run "
                              "scripts/workbench selftest stock --save-expected")
-    problems = confirm(config, Results.load(expected_path(base)), got, own,
-                       args.smp, args.test_timeout, out_dir, base)
+    problems, _ = confirm(config, Results.load(expected_path(base)), got,
+                          own, args.smp, args.test_timeout, out_dir, base)
     for p in problems:
         log(f"selftest: {p}")
     log(f"selftest: {len(problems)} problem(s) against the {base} results")
@@ -331,8 +347,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
                  [f"ftracetest on {name}, -smp {args.smp}, TCG"])
         own = [t for t in project_tests() if t in tests]
         base = baseline(name)
-        problems = confirm(config, Results.load(expected_path(base)), got,
-                           own, args.smp, args.test_timeout, out_dir, base)
+        problems, _ = confirm(config, Results.load(expected_path(base)),
+                              got, own, args.smp, args.test_timeout, out_dir,
+                              base)
         # A cell may lack what an upstream test needs (the irqsoff tracer)
         problems = [p for p in problems if not (
             p.startswith("regression: ") and p.endswith(" UNSUPPORTED here"))]
