@@ -139,12 +139,14 @@ def check(repo: Path, patches: List[Path]) -> List[str]:
     return problems
 
 
-def build_each(repo: Path, head: str, count: int) -> List[str]:
-    """Build the patched config at every patch of the series."""
+def build_each(repo: Path, head: str, count: int,
+               first: int = 1) -> List[str]:
+    """Build the patched config at every patch of the series, from the
+    first-th on (a run cut short goes on where it stopped)."""
     problems = []
     config = build.KernelConfig.load("patched")
     config.name = "bisect"
-    for i in range(1, count + 1):
+    for i in range(first, count + 1):
         git(repo, "checkout", "-q", "-f", f"{head}~{count - i}")
         subject = git(repo, "log", "-1", "--format=%s").strip()
         log(f"series: building after patch {i}/{count}: {subject}")
@@ -164,16 +166,19 @@ def cmd_series(args: argparse.Namespace) -> int:
     if count == 0:
         log("series: patches/series is empty; nothing to export")
         return 0
+    if not 1 <= args.build_from <= count:
+        raise WorkbenchError(f"--from {args.build_from}: the series has "
+                             f"patches 1 to {count}")
     head = git(repo, "rev-parse", "HEAD").strip()
     # Absolute: git format-patch runs in the series repository.
     out = Path(args.out).resolve()
     patches = write_series(repo, out)
     log(f"series: wrote {len(patches)} patches and a cover letter to {out}")
     problems: List[str] = []
-    if args.check or args.build_each:
+    if args.check or (args.build_each and args.build_from == 1):
         problems += check(repo, patches)
     if args.build_each:
-        problems += build_each(repo, head, count)
+        problems += build_each(repo, head, count, args.build_from)
     for p in problems:
         log(f"series: {p}")
     if args.check or args.build_each:
@@ -193,4 +198,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--build-each", action="store_true",
                    help="also build the patched config after every patch "
                    "(slow)")
+    p.add_argument("--from", dest="build_from", type=int, default=1,
+                   metavar="N", help="with --build-each: start at patch N, "
+                   "without the checks of --check")
     p.set_defaults(func=cmd_series)
