@@ -170,7 +170,8 @@ FENTRY_TESTS = [
     "ftrace/fgraph-filter.tc", "ftrace/fgraph-multi.tc",
     "ftrace/fgraph-retval-values.tc", "ftrace/fgraph-stacktrace.tc",
     "ftrace/fgraph-thresh-tree.tc", "ftrace/fgraph-tracer-callees.tc",
-    "ftrace/func_mod_trace.tc", "kprobe/kprobe_ftrace.tc",
+    "ftrace/func-stacktrace-callers.tc", "ftrace/func_mod_trace.tc",
+    "kprobe/kprobe_ftrace.tc",
     "kprobe/kprobe_insn_boundary.tc", "kprobe/kprobe_on_func_entry.tc",
     "kprobe/kretprobe_args.tc",
 ]
