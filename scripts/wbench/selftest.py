@@ -261,28 +261,22 @@ def confirm(config: build.KernelConfig, expected: Results, got: Results,
     Returns (problems, flaky).
     """
     problems = compare(expected, got, own, base)
-    suspects = sorted({retried_test(p) for p in problems
-                       if p.startswith(RETRIED)})
+    suspects = sorted({problem_test(p) for p in problems})
     if not suspects:
         return problems, []
     log(f"selftest: running again to confirm: {' '.join(suspects)}")
     again = run_tests(config, suspects, smp, per_test_timeout,
                       out_dir / "retry")
-    still = {retried_test(p) for p in compare(
+    still = {problem_test(p) for p in compare(
         expected, again, [t for t in own if t in suspects], base)}
-    flaky = [p for p in problems
-             if p.startswith(RETRIED) and retried_test(p) not in still]
+    flaky = [p for p in problems if problem_test(p) not in still]
     for p in flaky:
         log(f"selftest: flaky, passed on the second run: {p}")
     return [p for p in problems if p not in flaky], flaky
 
 
-# The problems of compare() that confirm() runs again, and their test
-RETRIED = ("regression: ", "project test failed: ",
-           "project test did not run: ")
-
-
-def retried_test(problem: str) -> str:
+def problem_test(problem: str) -> str:
+    """The test a problem of compare() is about ("kind: test[: result]")."""
     return problem.split(": ")[1].replace("(instance)", "")
 
 
