@@ -4,7 +4,9 @@
 The patched config builds it in but leaves it off at run time
 (CONFIG_FGRAPH_BOOT_BUFFER_DEFAULT_ON=n), so every test boots the patched
 kernel with its own fgraph_boot= options, copies the tracefs file
-fgraph_boot_trace back and checks it here, and with ftd.
+fgraph_boot_trace back and checks it here, and with ftd.  The first test
+also boots the fentry config (the hook in front of the prologue), which
+builds the buffer in the same way.
 """
 
 from __future__ import annotations
@@ -42,20 +44,25 @@ fi
 """
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built() -> None:
-    proc = subprocess.run([str(WORKBENCH), "build", "patched"],
+def build(config: str) -> None:
+    proc = subprocess.run([str(WORKBENCH), "build", config],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-def boot(tmp_path: Path, append: str, smp: int = 1) -> Path:
-    """Boot with APPEND on the command line; the guest's /out."""
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    build("patched")
+
+
+def boot(tmp_path: Path, append: str, smp: int = 1,
+         config: str = "patched") -> Path:
+    """Boot CONFIG with APPEND on the command line; the guest's /out."""
     job = tmp_path / "job.sh"
     job.write_text(COPY)
     out = tmp_path / "out"
     proc = subprocess.run(
-        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
+        [str(WORKBENCH), "run", config, "--no-build", "--quiet",
          "--smp", str(smp), "--append", append, "--out", str(out),
          str(job)],
         capture_output=True, text=True, timeout=900)
@@ -137,9 +144,15 @@ def ftd_report(trace: Path) -> str:
     return proc.stdout
 
 
-def test_records_from_start_kernel_with_threshold(tmp_path: Path) -> None:
+# patched hooks the traced functions with -pg, fentry in front of their
+# prologue (the sites are made to call the buffer before start_kernel()).
+@pytest.mark.parametrize("config", ["patched", "fentry"])
+def test_records_from_start_kernel_with_threshold(tmp_path: Path,
+                                                  config: str) -> None:
+    build(config)
     thresh_us = 50
-    out = boot(tmp_path, f"fgraph_boot=on fgraph_boot_thresh={thresh_us}")
+    out = boot(tmp_path, f"fgraph_boot=on fgraph_boot_thresh={thresh_us}",
+               config=config)
     assert (out / "mode").read_text().startswith("-r--r-----")
     text = (out / "trace").read_text()
     switches: List[int] = []

@@ -72,10 +72,11 @@ class Run:
 
 
 def plan(thresholds: List[int], cov: List[int], repeat: int,
-         buf_size: str = MAIN_BUF_SIZE, on: str = ON_CONFIG) -> List[Run]:
+         buf_size: str = MAIN_BUF_SIZE, on: str = ON_CONFIG,
+         off: str = OFF_CONFIG) -> List[Run]:
     runs = []
     for i in range(1, repeat + 1):
-        runs.append(Run(f"config-off.{i}", OFF_CONFIG, "", "boot"))
+        runs.append(Run(f"config-off.{i}", off, "", "boot"))
         runs.append(Run(f"tracer-off.{i}", on, "fgraph_boot=off",
                         "boot"))
         for t in thresholds:
@@ -88,7 +89,7 @@ def plan(thresholds: List[int], cov: List[int], repeat: int,
         runs.append(Run(f"cov-early-{t}us", on,
                         f"fgraph_boot=on fgraph_boot_thresh={t} {main}",
                         "cov", t))
-        runs.append(Run(f"cov-upstream-{t}us", OFF_CONFIG, main, "cov", t))
+        runs.append(Run(f"cov-upstream-{t}us", off, main, "cov", t))
     return runs
 
 
@@ -446,7 +447,7 @@ def boot_buffer_kib(config: str) -> int:
     return int(m.group(1)) if m else DEFAULT_RECS * REC_BYTES // 1024
 
 
-def method(repeat: int, buf_size: str, on: str) -> str:
+def method(repeat: int, buf_size: str, on: str, off: str) -> str:
     return (
         "Method: qemu-system-arm -M virt -cpu cortex-a15 -m 1024 -smp 1 "
         "-icount shift=0,sleep=off (1 guest ns = 1 guest instruction while "
@@ -454,7 +455,7 @@ def method(repeat: int, buf_size: str, on: str) -> str:
         f"scripts/configs/{on}.config (CONFIG_FGRAPH_BOOT_BUFFER=y, "
         f"{boot_buffer_kib(on)} KiB, default threshold 10 us, off unless "
         "fgraph_boot=on) and "
-        f"{OFF_CONFIG}.config (the same without the buffer).  start_kernel()"
+        f"{off}.config (the same without the buffer).  start_kernel()"
         ": guest instructions before its first instruction (QEMU TCG "
         "plugin start-insns.c; nothing idles before it, so this is its "
         "time since reset).  /init: the local_clock() stamp of the printk "
@@ -498,6 +499,9 @@ def main() -> int:
     ap.add_argument("--on-config", default=ON_CONFIG,
                     help="the kernel with the early buffer (default "
                     "%(default)s; fgboot-big has a 4 MiB buffer)")
+    ap.add_argument("--off-config", default=OFF_CONFIG,
+                    help="the same kernel without it (default "
+                    "%(default)s; fentry-fgboot-off goes with fentry)")
     ap.add_argument("--trace-buf-size", default=MAIN_BUF_SIZE,
                     help="trace_buf_size= of the coverage runs: the main "
                     "buffer is allocated in the gap between the two "
@@ -510,7 +514,8 @@ def main() -> int:
     args = ap.parse_args()
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
     runs = plan(ints(args.thresholds), ints(args.cov_thresholds),
-                args.repeat, args.trace_buf_size, args.on_config)
+                args.repeat, args.trace_buf_size, args.on_config,
+                args.off_config)
     work = benchjob.work_dir(args, "boot")
     todo = [r for r in runs
             if not args.only or any(t in r.name for t in args.only)]
@@ -563,7 +568,8 @@ def main() -> int:
               "(times from start_kernel())")
         print("\n".join(cov))
     print()
-    print(method(args.repeat, args.trace_buf_size, args.on_config))
+    print(method(args.repeat, args.trace_buf_size, args.on_config,
+                 args.off_config))
     print(f"Per-boot results: {work}")
     return 0
 
