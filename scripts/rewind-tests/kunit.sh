@@ -1,8 +1,9 @@
 #!/bin/sh
 # Guest script: run the ring buffer KUnit suites (modules
-# ring_buffer_rewind_kunit and ring_buffer_guarded_kunit) and fail unless
-# every suite passes and the kernel log holds no warning, BUG or KASAN
-# report.
+# ring_buffer_rewind_kunit and ring_buffer_guarded_kunit) and the kprobes
+# one (test_kprobes: kprobes, kretprobes on rethook, stack traces through
+# its trampoline) and fail unless every suite passes and the kernel log
+# holds no warning, BUG or KASAN report.
 #   scripts/workbench run CONFIG [--smp N] --out DIR scripts/rewind-tests/kunit.sh
 # The stress suite runs for STRESS_SECONDS (default 10); set it with
 #   --append 'ring_buffer_rewind_kunit.stress_seconds=N'
@@ -11,12 +12,19 @@
 mkdir -p /out
 dmesg -c > /dev/null
 st=0
-for mod in ring_buffer_rewind_kunit ring_buffer_guarded_kunit; do
+mods="ring_buffer_rewind_kunit ring_buffer_guarded_kunit"
+suites="ring_buffer_rewind ring_buffer_rewind_stress ring_buffer_guarded"
+# The kprobes suite where the config builds it (patched, not debug)
+if find /lib/modules/ -name 'test_kprobes.ko*' | grep -q .; then
+	mods="$mods test_kprobes"
+	suites="$suites kprobes_test"
+fi
+for mod in $mods; do
 	modprobe $mod || { echo "modprobe $mod failed"; st=1; }
 done
 dmesg > /out/kunit-dmesg.txt
 cat /out/kunit-dmesg.txt
-for suite in ring_buffer_rewind ring_buffer_rewind_stress ring_buffer_guarded; do
+for suite in $suites; do
 	if grep -q "^[[:space:]]*ok [0-9]* $suite\$" /out/kunit-dmesg.txt; then
 		echo "PASS: $suite"
 	else

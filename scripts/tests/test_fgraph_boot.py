@@ -5,8 +5,8 @@ The patched config builds it in but leaves it off at run time
 (CONFIG_FGRAPH_BOOT_BUFFER_DEFAULT_ON=n), so every test boots the patched
 kernel with its own fgraph_boot= options, copies the tracefs file
 fgraph_boot_trace back and checks it here, and with ftd.  The first test
-also boots the fentry config (the hook in front of the prologue), which
-builds the buffer in the same way.
+also boots the mcount config (the -pg hook), which builds the buffer in
+the same way.
 """
 
 from __future__ import annotations
@@ -144,9 +144,9 @@ def ftd_report(trace: Path) -> str:
     return proc.stdout
 
 
-# patched hooks the traced functions with -pg, fentry in front of their
-# prologue (the sites are made to call the buffer before start_kernel()).
-@pytest.mark.parametrize("config", ["patched", "fentry"])
+# patched hooks the traced functions in front of their prologue (the sites
+# are made to call the buffer before start_kernel()), mcount with -pg.
+@pytest.mark.parametrize("config", ["patched", "mcount"])
 def test_records_from_start_kernel_with_threshold(tmp_path: Path,
                                                   config: str) -> None:
     build(config)

@@ -98,7 +98,8 @@ KUNIT_CASE_RE = re.compile(r"^(?:\[[^\]]*\] )?\s+(not ok|ok) \d+ (\w+)")
 
 
 def step_kunit() -> Counts:
-    """The ring buffer KUnit suites in the guest (scripts/rewind-tests)."""
+    """The ring buffer and kprobes KUnit suites in the guest
+    (scripts/rewind-tests/kunit.sh)."""
     build.build("patched")
     out = cache_dir() / "check" / "kunit"
     if out.exists():
@@ -163,10 +164,12 @@ def step_selftest() -> Counts:
     return ftracetest(build.KernelConfig.load("patched"), [], "selftest")
 
 
-# The tests that go through the code of the entry hook: the function
+# The tests that go through the code of a call site hook: the function
 # graph tracer and its return values, stack traces through the callers'
-# unwind annotations, module call sites, and kprobes on ftrace sites.
-FENTRY_TESTS = [
+# unwind annotations, module call sites, and kprobes on function entries.
+# patched has the hook in front of the prologue; these also run on
+# mcount, which keeps the -pg hook tested.
+HOOK_TESTS = [
     "ftrace/fgraph-filter.tc", "ftrace/fgraph-multi.tc",
     "ftrace/fgraph-retval-values.tc", "ftrace/fgraph-stacktrace.tc",
     "ftrace/fgraph-thresh-tree.tc", "ftrace/fgraph-tracer-callees.tc",
@@ -177,8 +180,8 @@ FENTRY_TESTS = [
 ]
 
 
-def step_fentry() -> Counts:
-    return ftracetest(build.build("fentry"), FENTRY_TESTS, "selftest-fentry")
+def step_mcount() -> Counts:
+    return ftracetest(build.build("mcount"), HOOK_TESTS, "selftest-mcount")
 
 
 STEPS: List[Tuple[str, Callable[[], Counts]]] = [
@@ -195,9 +198,9 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
         "scripts/tests/test_guest.py")),
     ("early boot function graph buffer: guest boots", pytest_step(
         "scripts/tests/test_fgraph_boot.py")),
-    ("ring buffer KUnit suites in the guest", step_kunit),
+    ("ring buffer and kprobes KUnit suites in the guest", step_kunit),
     ("ftracetest and project .tc tests on patched", step_selftest),
-    ("the entry hook: fgraph and kprobe tests on fentry", step_fentry),
+    ("the -pg hook: fgraph and kprobe tests on mcount", step_mcount),
 ]
 
 

@@ -501,7 +501,7 @@ def main() -> int:
                     "%(default)s; fgboot-big has a 4 MiB buffer)")
     ap.add_argument("--off-config", default=OFF_CONFIG,
                     help="the same kernel without it (default "
-                    "%(default)s; fentry-fgboot-off goes with fentry)")
+                    "%(default)s)")
     ap.add_argument("--trace-buf-size", default=MAIN_BUF_SIZE,
                     help="trace_buf_size= of the coverage runs: the main "
                     "buffer is allocated in the gap between the two "

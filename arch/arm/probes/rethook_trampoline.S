@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The address a function hooked by rethook returns to.
+ */
+
+#include <linux/linkage.h>
+#include <asm/assembler.h>
+#include <asm/asm-offsets.h>
+#include <asm/unwind.h>
+
+/*
+ * The hooked function comes here with its return value in r0-r1 and
+ * the stack pointer it was entered with.  Save the registers as a
+ * pt_regs below it, let rethook run the exit handlers (it puts the real
+ * return address in ARM_pc first, where the unwinder finds it), restore
+ * r0-r11, which a handler may have changed, and return to the caller.
+ * ip and lr are free at a return.
+ */
+	.section .kprobes.text, "ax"	@ not to be probed itself
+ENTRY(arch_rethook_trampoline)
+UNWIND(.fnstart)
+UNWIND(.pad	#(PT_REGS_SIZE - S_PC - 4))
+UNWIND(.save	{lr, pc})
+UNWIND(.pad	#S_LR)
+	sub	sp, sp, #PT_REGS_SIZE
+	stmia	sp, {r0-r12}
+	add	r0, sp, #PT_REGS_SIZE
+	str	r0, [sp, #S_SP]
+	str	lr, [sp, #S_LR]
+	mrs	r1, cpsr
+ THUMB(	orr	r1, r1, #PSR_T_BIT	)	@ which MRS does not show
+	str	r1, [sp, #S_PSR]
+	mov	r0, sp
+	bl	arch_rethook_trampoline_callback
+	mov	lr, r0
+	ldmia	sp, {r0-r11}
+	add	sp, sp, #PT_REGS_SIZE
+	ret	lr
+UNWIND(.fnend)
+ENDPROC(arch_rethook_trampoline)
