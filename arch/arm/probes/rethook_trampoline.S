@@ -11,10 +11,11 @@
 /*
  * The hooked function comes here with its return value in r0-r1 and
  * the stack pointer it was entered with.  Save the registers as a
- * pt_regs below it, let rethook run the exit handlers (it puts the real
- * return address in ARM_pc first, where the unwinder finds it), restore
- * r0-r11, which a handler may have changed, and return to the caller.
- * ip and lr are free at a return.
+ * pt_regs below it, let rethook run the exit handlers, restore r0-r11,
+ * which a handler may have changed, and return to the caller.  ip and
+ * lr are free at a return.  ARM_pc holds this trampoline until rethook
+ * puts the real return address there: either way the unwinder finds
+ * the caller.
  */
 	.section .kprobes.text, "ax"	@ not to be probed itself
 ENTRY(arch_rethook_trampoline)
@@ -27,6 +28,8 @@ UNWIND(.pad	#S_LR)
 	add	r0, sp, #PT_REGS_SIZE
 	str	r0, [sp, #S_SP]
 	str	lr, [sp, #S_LR]
+	badr	r1, arch_rethook_trampoline
+	str	r1, [sp, #S_PC]
 	mrs	r1, cpsr
  THUMB(	orr	r1, r1, #PSR_T_BIT	)	@ which MRS does not show
 	str	r1, [sp, #S_PSR]
