@@ -77,11 +77,19 @@ graph|retval|thresh|thresh-tree)
 	;;
 esac
 
+events_written() { # events the ring buffer took since the tracer was set
+	cat $T/per_cpu/cpu*/stats 2>/dev/null |
+		awk '/^(entries|overrun):/ { s += $2 } END { printf "%d", s }'
+}
+
 for r in $(seq 1 $RUNS); do
+	e0=$(events_written)
 	t0=$(now)
 	workload $ITER
 	t1=$(now)
+	e1=$(events_written)
 	echo "elapsed_ns $((t1 - t0))" >> $out
+	echo "events_written $((e1 - e0))" >> $out
 done
 
 if [ -d $T/options ]; then

@@ -49,6 +49,9 @@ FULL_ROWS: List[Tuple[str, str, str]] = [
     ("graph (full)", "patched", "graph"),
     ("graph+retval (full)", "patched", "retval"),
 ]
+# Ring buffer events a traced call writes, per state: the rounds of these
+# states also give their own count of traced calls.
+EVENTS_PER_CALL = {"function": 1, "graph": 2, "retval": 2}
 THRESH_ROWS: List[Tuple[str, str, str]] = [
     ("graph thresh=100us", "benchfg", "thresh"),
     ("graph thresh=100us tree", "benchfg", "thresh-tree"),
@@ -125,8 +128,12 @@ def main() -> int:
         elapsed = [int(v) * 10 // iters for v in vals.get("elapsed_ns", [])]
         calls = (int(vals["calls_per_iteration"][0]) * 10
                  if vals.get("calls_per_iteration") else None)
+        # The calls traced in each round, from the events it wrote
+        round_calls = [int(v) * 10 // iters // EVENTS_PER_CALL[state]
+                       for v in vals.get("events_written", [])
+                       if state in EVENTS_PER_CALL]
         results.append((label, config, state, elapsed, calls,
-                        vals.get("kernel", ["?"])[0]))
+                        vals.get("kernel", ["?"])[0], round_calls))
 
     # Calls per round.  The function profiler counts through the graph
     # tracer's entry hook, so it counts what the kernel's graph tracer can
@@ -134,16 +141,18 @@ def main() -> int:
     # is the patched (benchfg) kernel's count, the mcount call sites every
     # kernel runs; "traced" is each kernel's own count.
     nop_calls: Dict[str, int] = {}
-    for label, config, state, _, calls, _ in results:
+    for label, config, state, _, calls, _, _ in results:
         if state == "nop" and calls:
             nop_calls[config] = calls
     executed = nop_calls.get("benchfg") or nop_calls.get("patched")
     print("| state | config | elapsed (median) | vs TRACE=n | "
           "calls executed/round | calls traced/round | time/call (ns) | "
-          "overhead/call (ns) | overhead/traced call (ns) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "overhead/call (ns) | overhead/traced call (ns) | "
+          "calls traced in the round | overhead/call traced in the round "
+          "(ns) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     base_elapsed = None
-    for label, config, state, elapsed, calls, kernel in results:
+    for label, config, state, elapsed, calls, kernel, round_calls in results:
         med = statistics.median(elapsed)
         if base_elapsed is None:
             base_elapsed = med
@@ -154,14 +163,23 @@ def main() -> int:
         rel = f"{100.0 * (med - base_elapsed) / base_elapsed:+.2f}%"
         if state == "notrace":
             over = over_t = None
+        in_round = [(e - base_elapsed) / c
+                    for e, c in zip(elapsed, round_calls) if c]
+        round_med = (statistics.median(round_calls)
+                     if len(in_round) == len(elapsed) and in_round else None)
+        over_r = statistics.median(in_round) if round_med else None
         print(f"| {label} | {config} | {fmt_s(med)} | {rel} | "
               f"{fmt_ns(executed)} | {fmt_ns(traced)} | {fmt_ns(tpf)} | "
-              f"{fmt_ns(over)} | {fmt_ns(over_t)} |")
+              f"{fmt_ns(over)} | {fmt_ns(over_t)} | {fmt_ns(round_med)} | "
+              f"{fmt_ns(over_r)} |")
     print()
     print("Elapsed rounds (ns): " + "; ".join(
         f"{r[0]}: {', '.join(str(e) for e in r[3])}" for r in results))
     print("Profiler calls/round by state: " + "; ".join(
         f"{r[0]}: {r[4] if r[4] is not None else '-'}" for r in results))
+    print("Calls traced in each round: " + "; ".join(
+        f"{r[0]}: {', '.join(str(c) for c in r[6])}"
+        for r in results if r[6]))
     print()
     print("Method: each row boots its kernel once under qemu-system-arm "
           "-M virt -cpu cortex-a15 -smp 1 with -icount shift=0,sleep=off "
@@ -183,7 +201,15 @@ def main() -> int:
           "kernel's count (every kernel runs the same call sites); "
           "time/call = elapsed / calls executed; overhead/call = "
           "(elapsed - elapsed of TRACE=n) / calls executed; "
-          "overhead/traced call divides by the kernel's own count."
+          "overhead/traced call divides by the kernel's own count.  "
+          "The last two columns count the calls in the timed rounds "
+          "themselves: the events each round added to the ring buffer "
+          "(entries + overrun of per_cpu/cpu*/stats; two per call "
+          "under function_graph, one under the function tracer), "
+          "which include the work a longer traced round brings with it "
+          "(timer ticks and what they run); overhead/call traced in "
+          "the round is the median over rounds of (elapsed - elapsed "
+          "of TRACE=n) / those calls."
           % (args.runs, args.graph_runs, args.graph_iter))
     print(f"Per-boot results: {tmp}")
     return 0

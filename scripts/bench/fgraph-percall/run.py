@@ -276,7 +276,12 @@ def main() -> int:
             config, "CONFIG_SAMPLE_FTRACE_CALL_COST") else []) + ["module"]
         columns += [(name, t) for t in targets]
         if args.report:
-            results[name] = read_result(work / name / "result.txt")
+            result = work / name / "result.txt"
+            if not result.exists():
+                raise SystemExit(f"{result}: no results of {name} in "
+                                 f"{work} (--configs names the configs "
+                                 f"of that run)")
+            results[name] = read_result(result)
             continue
         module = build.external_module(
             config, "ftrace-call-cost-mod", [MODULE_SOURCE], work)
