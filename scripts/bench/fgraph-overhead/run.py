@@ -163,11 +163,12 @@ def main() -> int:
         rel = f"{100.0 * (med - base_elapsed) / base_elapsed:+.2f}%"
         if state == "notrace":
             over = over_t = None
-        in_round = [(e - base_elapsed) / c
-                    for e, c in zip(elapsed, round_calls) if c]
-        round_med = (statistics.median(round_calls)
-                     if len(in_round) == len(elapsed) and in_round else None)
-        over_r = statistics.median(in_round) if round_med else None
+        round_med = over_r = None
+        if round_calls and len(round_calls) == len(elapsed) \
+                and all(round_calls):
+            round_med = statistics.median(round_calls)
+            over_r = statistics.median((e - base_elapsed) / c
+                                       for e, c in zip(elapsed, round_calls))
         print(f"| {label} | {config} | {fmt_s(med)} | {rel} | "
               f"{fmt_ns(executed)} | {fmt_ns(traced)} | {fmt_ns(tpf)} | "
               f"{fmt_ns(over)} | {fmt_ns(over_t)} | {fmt_ns(round_med)} | "
