@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Callable, List, Tuple
 
-from . import build, export, selftest
+from . import build, export, kunit, selftest
 from .base import base_tree
 from .common import REPO, WorkbenchError, cache_dir, log, run
 from .prepare import prepare_kernel
@@ -137,6 +137,37 @@ def step_kunit() -> Counts:
     return passed, failed
 
 
+# The suites kernel/trace/.kunitconfig must run; a suite that the config
+# lost would otherwise just be fewer cases.
+KUNIT_SUITES = {"ring_buffer_rewind", "ring_buffer_rewind_stress",
+                "ring_buffer_guarded", "kprobes_test", "fprobe_test"}
+
+
+def step_kunit_py() -> Counts:
+    """The tracing KUnit suites through kunit.py run --arch=arm."""
+    json_out = cache_dir() / "check" / "kunit.json"
+    status = kunit.run_kunit(json_out, [])
+    if not json_out.exists():
+        raise WorkbenchError(f"kunit.py left no results (exit status "
+                             f"{status})")
+    passed = failed = 0
+    suites = set()
+    for name, result in kunit.test_cases(json_out):
+        suites.add(name.split(".")[0])
+        if result == "PASS":
+            passed += 1
+        elif result != "SKIP":
+            failed += 1
+            failure(f"KUnit case {result}: {name}")
+    for suite in sorted(KUNIT_SUITES - suites):
+        failed += 1
+        failure(f"KUnit suite did not run: {suite}")
+    if status != 0 and failed == 0:
+        failure(f"kunit.py failed (exit status {status})")
+        failed = 1
+    return passed, failed
+
+
 def ftracetest(config: build.KernelConfig, patterns: List[str],
                out_name: str) -> Counts:
     """ftracetest (the ci set, or the tests matching patterns) on a built
@@ -199,6 +230,7 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("early boot function graph buffer: guest boots", pytest_step(
         "scripts/tests/test_fgraph_boot.py")),
     ("ring buffer and kprobes KUnit suites in the guest", step_kunit),
+    ("tracing KUnit suites: kunit.py run --arch=arm", step_kunit_py),
     ("ftracetest and project .tc tests on patched", step_selftest),
     ("the -pg hook: fgraph and kprobe tests on mcount", step_mcount),
 ]

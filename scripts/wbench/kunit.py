@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`workbench kunit`: the tracing KUnit suites through kunit.py.
+
+Runs the kernel's own runner, tools/testing/kunit/kunit.py, in the
+patched tree with kernel/trace/.kunitconfig (the ring buffer's rewind and
+guarded-writer suites, kprobes and fprobe), on its QEMU ARM machine:
+
+    ./tools/testing/kunit/kunit.py run --arch=arm \\
+        --cross_compile=arm-linux-gnueabi- --kunitconfig=kernel/trace \\
+        --kconfig_add CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y \\
+        --qemu_args='-smp 2'
+
+plus a build directory under .cache/build and ccache.  Arguments after
+the options go to kunit.py (e.g. a filter glob: 'ring_buffer_rewind.*').
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple
+
+from . import arch, build
+from .common import cache_dir, log, need_commands, run
+
+KUNITCONFIG = "kernel/trace"
+# What the .kunitconfig cannot say without breaking other architectures:
+# fprobe on 32-bit ARM needs the hook in front of the prologue.
+ARM_OPTIONS = ["CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y"]
+
+
+def kunit_command(tree: Path, json_out: Path, extra: List[str]) -> List[str]:
+    cc = arch.CROSS_COMPILE + "gcc"
+    if shutil.which("ccache"):
+        cc = "ccache " + cc
+    cmd = [str(tree / "tools" / "testing" / "kunit" / "kunit.py"), "run",
+           f"--arch={arch.ARCH}", f"--cross_compile={arch.CROSS_COMPILE}",
+           f"--kunitconfig={KUNITCONFIG}",
+           # two CPUs: the stress suite's writers then race a reader on
+           # another CPU
+           "--qemu_args=-smp 2",
+           f"--build_dir={cache_dir() / 'build' / 'kunit-arm'}",
+           f"--make_options=CC={cc}", f"--json={json_out}"]
+    for option in ARM_OPTIONS:
+        cmd += ["--kconfig_add", option]
+    return cmd + extra
+
+
+def run_kunit(json_out: Path, extra: List[str]) -> int:
+    """kunit.py's exit status; its results go to json_out."""
+    need_commands(arch.HOST_TOOLS)
+    tree = build.patched_tree()
+    json_out.parent.mkdir(parents=True, exist_ok=True)
+    json_out.unlink(missing_ok=True)
+    return run(kunit_command(tree, json_out, extra), cwd=tree,
+               check=False).returncode
+
+
+def test_cases(json_out: Path) -> Iterator[Tuple[str, str]]:
+    """(suite.case, status) of each test case in kunit.py's --json file;
+    status is PASS, FAIL, SKIP or ERROR."""
+    def walk(group: Dict[str, Any], prefix: str) -> Iterator[Tuple[str, str]]:
+        for case in group.get("test_cases", []):
+            yield prefix + case["name"], case["status"]
+        for sub in group.get("sub_groups", []):
+            yield from walk(sub, sub["name"] + ".")
+    yield from walk(json.loads(json_out.read_text()), "")
+
+
+def cmd_kunit(args: argparse.Namespace) -> int:
+    json_out = cache_dir() / "kunit" / "results.json"
+    status = run_kunit(json_out, args.kunit_args)
+    if json_out.exists():
+        log(f"kunit: results in {json_out}")
+    return status
+
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("kunit", help="run the tracing KUnit suites with "
+                       "kunit.py on its QEMU ARM machine",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kunit_args", nargs=argparse.REMAINDER,
+                   help="passed on to kunit.py run")
+    p.set_defaults(func=cmd_kunit)
