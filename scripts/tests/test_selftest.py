@@ -15,7 +15,7 @@ from wbench.common import WorkbenchError  # noqa: E402
 from wbench import selftest  # noqa: E402
 from wbench.selftest import (CRASHES, EXPECTED, Results,  # noqa: E402
                              Watcher, baseline, compare, confirm,
-                             expected_path, save_expected)
+                             expected_path, load_reasons, save_expected)
 
 
 def feed(watcher: Watcher, text: str) -> list[str]:
@@ -121,6 +121,25 @@ def test_checked_in_stock_results_are_readable() -> None:
     stock = Results.load(EXPECTED)
     assert len(stock.results) > 100
     assert stock.results["00basic/basic1.tc"] == "PASS"
+
+
+def test_every_stock_result_but_a_pass_has_its_reason() -> None:
+    stock = Results.load(EXPECTED)
+    reasons = load_reasons()
+    not_passed = {n for n, r in stock.results.items() if r != "PASS"}
+    assert sorted(not_passed - reasons.keys()) == []
+    # a reason does not outlive its failure
+    assert sorted(reasons.keys() - not_passed) == []
+    # and none of them is the guest's
+    kinds = {reason.split(":", 1)[0] for reason in reasons.values()}
+    assert kinds <= {"kernel", "configuration", "toolchain", "test"}
+
+
+def test_a_reason_line_without_its_tab_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "reasons.txt"
+    path.write_text("# comment\na.tc\tkernel: why\nb.tc kernel: why\n")
+    with pytest.raises(WorkbenchError, match="reasons.txt:3"):
+        load_reasons(path)
 
 
 def test_a_config_with_its_own_expected_results_is_compared_with_them(

@@ -16,6 +16,26 @@ CONSOLE = "ttyAMA0"
 # Debian's statically linked busybox for the guest's userland.
 BUSYBOX_PACKAGE = "busybox-static:armhf"
 
+# What ftracetest needs that this busybox lacks, from Debian's armhf
+# packages with the libraries they load: dash as /bin/sh, as on Debian
+# (busybox's shell runs its applets without exec, so a test that waits
+# for "ping" to exec never sees it), chrt for the wakeup tracers, nice
+# for the onchange and snapshot hist triggers, and perl to run
+# checkbashisms for the selftest/bashisms.tc meta-test.
+# Package -> paths in it.
+SUITE_TOOLS = {
+    "dash:armhf": ["bin/dash"],
+    "libc6:armhf": ["lib/ld-linux-armhf.so.3",
+                    "lib/arm-linux-gnueabihf/libc.so.6",
+                    "lib/arm-linux-gnueabihf/libm.so.6"],
+    "libcrypt1:armhf": ["lib/arm-linux-gnueabihf/libcrypt.so.1"],
+    "util-linux:armhf": ["usr/bin/chrt"],
+    "coreutils:armhf": ["usr/bin/nice"],
+    "perl-base:armhf": ["usr/bin/perl",
+                        "usr/lib/arm-linux-gnueabihf/perl-base"],
+    "devscripts:armhf": ["usr/bin/checkbashisms"],
+}
+
 # Host commands the workbench runs, with the Debian package providing each.
 HOST_TOOLS = {
     "arm-linux-gnueabi-gcc": "gcc-arm-linux-gnueabi",

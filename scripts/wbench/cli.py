@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import build, demo, edit, export, guest, kunit, selftest
+from . import build, demo, edit, export, guest, kselftest, kunit, selftest
 from .common import WorkbenchError, log
 
 # Modules that define further subcommands with add_parser(subparsers).
-SUBCOMMAND_MODULES = [selftest, kunit, export, edit, demo]
+SUBCOMMAND_MODULES = [selftest, kselftest, kunit, export, edit, demo]
 
 
 def cmd_build(args: argparse.Namespace) -> int:

@@ -38,33 +38,66 @@ OOPS_RE = re.compile(r"Internal error: Oops|Unable to handle kernel|"
                      r"Kernel panic - not syncing")
 
 
+def _debian_files(package: str, files: Dict[str, Path]) -> None:
+    """Copy files (links followed) or directories out of one of Debian's
+    armhf packages: files maps their paths in the package to where they
+    go."""
+    with tempfile.TemporaryDirectory(prefix="wb-deb.") as tmp:
+        proc = run(["apt-get", "download", package], cwd=Path(tmp),
+                   capture=True, check=False)
+        debs = list(Path(tmp).glob("*_armhf.deb"))
+        if proc.returncode != 0 or len(debs) != 1:
+            raise WorkbenchError(
+                f"cannot download {package}: {proc.stdout.strip()}"
+                "\n  run scripts/install-deps (it adds the armhf architecture)")
+        run(["dpkg-deb", "-x", debs[0], Path(tmp) / "root"],
+            what=f"unpacking {package}")
+        for rel, target in files.items():
+            src = Path(tmp) / "root" / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir():
+                shutil.copytree(src, target)
+            else:
+                shutil.copy2(src, target)
+
+
 def busybox() -> Path:
     """Debian's static armhf busybox, unpacked from its package once."""
     dest = cache_dir() / "guest" / "busybox"
-    if dest.exists():
+    if not dest.exists():
+        _debian_files(arch.BUSYBOX_PACKAGE, {"bin/busybox": dest})
+    return dest
+
+
+def suite_tools() -> Path:
+    """A tree to copy over the guest's root: the programs that ftracetest
+    runs and busybox lacks, from Debian's armhf packages, with the C
+    library they load.  Only test jobs take it, so that the benchmarks'
+    guest stays busybox alone."""
+    dest = cache_dir() / "guest" / "suite-tools"
+    stamp = dest.with_suffix(".key")
+    want = repr(sorted(arch.SUITE_TOOLS.items()))
+    if stamp.exists() and stamp.read_text() == want:
         return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="wb-busybox.") as tmp:
-        proc = run(["apt-get", "download", arch.BUSYBOX_PACKAGE],
-                   cwd=Path(tmp), capture=True, check=False)
-        debs = list(Path(tmp).glob("busybox-static_*_armhf.deb"))
-        if proc.returncode != 0 or not debs:
-            raise WorkbenchError(
-                f"cannot download {arch.BUSYBOX_PACKAGE}: {proc.stdout.strip()}"
-                "\n  run scripts/install-deps (it adds the armhf architecture)")
-        run(["dpkg-deb", "-x", debs[0], Path(tmp) / "root"],
-            what="unpacking busybox")
-        shutil.copy2(Path(tmp) / "root/bin/busybox", dest)
+    if dest.exists():
+        shutil.rmtree(dest)
+    for package, paths in arch.SUITE_TOOLS.items():
+        _debian_files(package, {rel: dest / rel for rel in paths})
+    stamp.write_text(want)
     return dest
 
 
 def initramfs() -> Path:
-    """The guest's initramfs: busybox and /init, packed without root."""
+    """The guest's initramfs: busybox, /init and the users, packed without
+    root."""
     gdir = cache_dir() / "guest"
     cpio = gdir / "initramfs.cpio"
     init = SCRIPTS / "guest" / "init"
+    # users and groups besides root, for tests of file ownership
+    passwd = SCRIPTS / "guest" / "passwd"
+    group = SCRIPTS / "guest" / "group"
     bb = busybox()
-    key = digest([init, bb])
+    key = digest([init, passwd, group, bb])
     stamp = gdir / "initramfs.key"
     if cpio.exists() and stamp.exists() and stamp.read_text() == key:
         return cpio
@@ -78,7 +111,9 @@ def initramfs() -> Path:
     spec += ["nod /dev/console 0600 0 0 c 5 1",
              f"file /bin/busybox {bb} 0755 0 0",
              "slink /bin/sh busybox 0777 0 0",
-             f"file /init {init} 0755 0 0"]
+             f"file /init {init} 0755 0 0",
+             f"file /etc/passwd {passwd} 0644 0 0",
+             f"file /etc/group {group} 0644 0 0"]
     listing = gdir / "initramfs.list"
     listing.write_text("\n".join(spec) + "\n")
     with open(cpio.with_suffix(".tmp"), "wb") as out:

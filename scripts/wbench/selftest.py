@@ -31,13 +31,23 @@ from .series import new_files
 FTRACE_DIR = "tools/testing/selftests/ftrace"
 EXPECTED = SCRIPTS / "expected" / "ftracetest-stock.txt"
 CI_SKIP = SCRIPTS / "expected" / "ftracetest-ci-skip.txt"
+# Why each stock result that is not a pass is what it is
+REASONS = SCRIPTS / "expected" / "ftracetest-stock-reasons.txt"
+# ftracetest's results; SKIP is KTAP's word for UNTESTED and UNSUPPORTED
+# (workbench kselftest)
 RESULTS = ("PASS", "FAIL", "UNRESOLVED", "UNTESTED", "UNSUPPORTED", "XFAIL",
-           "UNDEFINED")
+           "UNDEFINED", "SKIP")
 # Kinds of result the workbench adds when a test takes the guest down.
 CRASHES = ("HANG", "PANIC", "OOPS")
 GOOD = ("PASS",)
 
-JOB = r"""
+# The start of a test job: what the suite needs that busybox lacks
+# (guest.suite_tools()), with dash as /bin/sh.
+SUITE_SETUP = r"""
+cp -a /in/tools/. / && ln -sf dash /bin/sh || exit 1
+"""
+
+JOB = SUITE_SETUP + r"""
 cd /in/ftrace || exit 1
 mkdir -p /out/logs
 for t in $(cat /in/tests); do
@@ -133,6 +143,19 @@ class Results:
         return res
 
 
+def load_reasons(path: Path = REASONS) -> Dict[str, str]:
+    """test -> why it does not pass on stock, from 'TEST<TAB>REASON' lines."""
+    reasons: Dict[str, str] = {}
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, sep, reason = line.partition("\t")
+        if not sep or not reason.strip():
+            raise WorkbenchError(f"{path}:{lineno}: want 'TEST<TAB>REASON'")
+        reasons[name] = reason.strip()
+    return reasons
+
+
 class Watcher:
     """Follows the console of one boot and records results as they come."""
 
@@ -206,6 +229,7 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
         listing.parent.mkdir(parents=True, exist_ok=True)
         listing.write_text("\n".join(left) + "\n")
         res = guest.boot(config, JOB, files={"ftrace": ftrace,
+                                             "tools": guest.suite_tools(),
                                              "tests": listing},
                          out_dir=out_dir / f"boot-{results.boots}", smp=smp,
                          timeout=per_test_timeout * len(left) + 120,
@@ -215,9 +239,7 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
         if not res.failure:
             break
         if watcher.current is not None:
-            kind = "PANIC" if "panic" in res.failure else "HANG"
-            if "oops" in res.failure.lower() or watcher.oopsed:
-                kind = "OOPS" if kind != "PANIC" else kind
+            kind = crash_kind(res.failure, watcher.oopsed)
             log(f"selftest: {watcher.current}: {kind} ({res.failure})")
             watcher.mark(kind)
             left.remove(watcher.current)
@@ -227,6 +249,15 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
                                  f"{res.failure}")
     results.seconds = time.monotonic() - start
     return results
+
+
+def crash_kind(failure: str, oopsed: bool) -> str:
+    """PANIC, OOPS or HANG: how a guest failure took a test down."""
+    if "panic" in failure:
+        return "PANIC"
+    if "oops" in failure.lower() or oopsed:
+        return "OOPS"
+    return "HANG"
 
 
 def compare(expected: Results, got: Results, own: List[str],
@@ -385,6 +416,12 @@ def save_expected(args: argparse.Namespace, got: Results,
         f"written by: scripts/workbench selftest {args.config} "
         "--save-expected"])
     log(f"selftest: saved {path.relative_to(REPO)}")
+    if args.config == "stock":
+        reasons = load_reasons()
+        for name, result in sorted(got.results.items()):
+            if result != "PASS" and name not in reasons:
+                log(f"selftest: {name}: {result}; say why in "
+                    f"{REASONS.relative_to(REPO)}")
     return 0
 
 
