@@ -20,8 +20,9 @@ BUSYBOX_PACKAGE = "busybox-static:armhf"
 # packages with the libraries they load: dash as /bin/sh, as on Debian
 # (busybox's shell runs its applets without exec, so a test that waits
 # for "ping" to exec never sees it), chrt for the wakeup tracers, nice
-# for the onchange and snapshot hist triggers, and perl to run
-# checkbashisms for the selftest/bashisms.tc meta-test.
+# for the onchange and snapshot hist triggers, perl to run
+# checkbashisms for the selftest/bashisms.tc meta-test, and
+# /usr/bin/env for kselftest's "#!/usr/bin/env perl".
 # Package -> paths in it.
 SUITE_TOOLS = {
     "dash:armhf": ["bin/dash"],
@@ -30,7 +31,7 @@ SUITE_TOOLS = {
                     "lib/arm-linux-gnueabihf/libm.so.6"],
     "libcrypt1:armhf": ["lib/arm-linux-gnueabihf/libcrypt.so.1"],
     "util-linux:armhf": ["usr/bin/chrt"],
-    "coreutils:armhf": ["usr/bin/nice"],
+    "coreutils:armhf": ["usr/bin/nice", "usr/bin/env"],
     "perl-base:armhf": ["usr/bin/perl",
                         "usr/lib/arm-linux-gnueabihf/perl-base"],
     "devscripts:armhf": ["usr/bin/checkbashisms"],
