@@ -16,8 +16,9 @@ file in ftracetest's order (the sorted files, then those flagged
 the guest is known.  It is recorded as HANG, PANIC or OOPS and the tests
 left, with the instance runs not reached yet, run on fresh boots through
 the per-test runner of `workbench selftest`.  Results are compared with
-the stock kernel's as `workbench selftest` does; KTAP does not tell
-UNSUPPORTED from UNTESTED, both are SKIP here.
+the stock kernel's as `workbench selftest` does (a failure counts if it
+fails again on a fresh boot); KTAP does not tell UNSUPPORTED from
+UNTESTED, both are SKIP here.
 """
 
 from __future__ import annotations
@@ -208,16 +209,8 @@ def cmd_kselftest(args: argparse.Namespace) -> int:
     got.save(out / "results.txt",
              [f"kselftest TARGETS=ftrace on {config.name}"])
     log(f"kselftest: {got.summary()} in {got.seconds:.0f} s")
-    if config.name == "stock":
-        return 0
-    base = selftest.baseline(config.name)
-    problems = selftest.compare(
-        selftest.Results.load(selftest.expected_path(config.name)), got,
-        selftest.project_tests(), base)
-    for p in problems:
-        log(f"kselftest: {p}")
-    log(f"kselftest: {len(problems)} problem(s) against the {base} results")
-    return 1 if problems else 0
+    return selftest.judge(config, got, selftest.project_tests(), args.smp,
+                          args.test_timeout, out, "kselftest")
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

@@ -342,15 +342,24 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     own = [t for t in project_tests() if t in tests]
     if args.save_expected:
         return save_expected(args, got, own)
-    base = baseline(args.config)
+    return judge(config, got, own, args.smp, args.test_timeout, out_dir,
+                 "selftest")
+
+
+def judge(config: build.KernelConfig, got: Results, own: List[str],
+          smp: int, per_test_timeout: float, out_dir: Path,
+          what: str) -> int:
+    """Compare a run with its baseline's expected results, confirming each
+    failure on a fresh boot; the command's exit status."""
+    base = baseline(config.name)
     if not expected_path(base).exists():
         raise WorkbenchError(f"{EXPECTED} is missing: run "
                              "scripts/workbench selftest stock --save-expected")
     problems, _ = confirm(config, Results.load(expected_path(base)), got,
-                          own, args.smp, args.test_timeout, out_dir, base)
+                          own, smp, per_test_timeout, out_dir, base)
     for p in problems:
-        log(f"selftest: {p}")
-    log(f"selftest: {len(problems)} problem(s) against the {base} results")
+        log(f"{what}: {p}")
+    log(f"{what}: {len(problems)} problem(s) against the {base} results")
     return 1 if problems else 0
 
 
