@@ -96,15 +96,19 @@ def source_tree(config: KernelConfig) -> Path:
     return base_tree() if config.tree == "base" else patched_tree()
 
 
+def compiler() -> str:
+    """The cross compiler, through ccache where there is one."""
+    cc = arch.CROSS_COMPILE + "gcc"
+    return "ccache " + cc if shutil.which("ccache") else cc
+
+
 def make_args(config: KernelConfig, src: Path,
               out: Optional[Path] = None) -> List[str]:
     jobs = os.cpu_count() or 2
-    cc = arch.CROSS_COMPILE + "gcc"
-    if shutil.which("ccache"):
-        cc = "ccache " + cc
     out = out or config.build_dir
     return ["make", "-C", str(src), f"O={out}", f"ARCH={arch.ARCH}",
-            f"CROSS_COMPILE={arch.CROSS_COMPILE}", f"CC={cc}", f"-j{jobs}"]
+            f"CROSS_COMPILE={arch.CROSS_COMPILE}", f"CC={compiler()}",
+            f"-j{jobs}"]
 
 
 def configure(config: KernelConfig, src: Path, strict: bool = True) -> None:

@@ -70,7 +70,7 @@ def ktap_order(ftrace_dir: Path) -> List[Tuple[str, str]]:
     """(test file, result name) of each KTAP result of a whole ftracetest
     run, in order."""
     test_d = ftrace_dir / "test.d"
-    files = sorted(str(p.relative_to(test_d)) for p in test_d.rglob("*.tc"))
+    files = selftest.test_files(test_d)
     order = [(f, f) for f in files]
     order += [(f, f + "(instance)") for f in files
               if re.search(r"^#[ \t]*flags:.*instance",

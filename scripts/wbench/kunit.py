@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
@@ -32,9 +31,6 @@ ARM_OPTIONS = ["CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y"]
 
 
 def kunit_command(tree: Path, json_out: Path, extra: List[str]) -> List[str]:
-    cc = arch.CROSS_COMPILE + "gcc"
-    if shutil.which("ccache"):
-        cc = "ccache " + cc
     cmd = [str(tree / "tools" / "testing" / "kunit" / "kunit.py"), "run",
            f"--arch={arch.ARCH}", f"--cross_compile={arch.CROSS_COMPILE}",
            f"--kunitconfig={KUNITCONFIG}",
@@ -42,7 +38,7 @@ def kunit_command(tree: Path, json_out: Path, extra: List[str]) -> List[str]:
            # another CPU
            "--qemu_args=-smp 2",
            f"--build_dir={cache_dir() / 'build' / 'kunit-arm'}",
-           f"--make_options=CC={cc}", f"--json={json_out}"]
+           f"--make_options=CC={build.compiler()}", f"--json={json_out}"]
     for option in ARM_OPTIONS:
         cmd += ["--kconfig_add", option]
     return cmd + extra

@@ -86,7 +86,11 @@ def baseline(config: str) -> str:
 
 
 def all_tests(tree: Path) -> List[str]:
-    test_d = tree / FTRACE_DIR / "test.d"
+    return test_files(tree / FTRACE_DIR / "test.d")
+
+
+def test_files(test_d: Path) -> List[str]:
+    """The .tc files under test_d, in ftracetest's (sorted) order."""
     return sorted(p.relative_to(test_d).as_posix()
                   for p in test_d.rglob("*.tc"))
 
