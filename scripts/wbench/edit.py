@@ -6,13 +6,13 @@ series` does) and clones them into DIR, a git repository of its own on
 a branch "edit".  Change the commits there with the usual tools (`git
 rebase -i base`, `git commit --fixup`, `--autosquash`).  `close DIR`
 writes every commit whose change or message differs from the series it
-started from back to its file in patches/, in the order of
-patches/series; the others are left byte for byte as they are.
+started from back to its file in patches/, in the order of the topic
+series there; the others are left byte for byte as they are.
 
 New kernel files are edited in this repository, not in DIR: close checks
 that DIR holds the same version of each.  To add a patch, first add its
-name to patches/series (and create the empty file), then commit it in DIR
-at the same place.
+name to its topic's series file (and create the empty file), then commit
+it in DIR at the same place.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     revs = _revs(dest, "base..HEAD")
     if len(revs) != len(series):
         raise WorkbenchError(f"{dest} has {len(revs)} commits after base, "
-                             f"patches/series lists {len(series)} patches")
+                             f"patches/ lists {len(series)} patches")
     written = 0
     for i, (rev, patch) in enumerate(zip(revs, series)):
         for rel in patch.new_files:

@@ -2,11 +2,13 @@
 """Export the series as upstream-style patches: `workbench series`.
 
 The patches are replayed as commits on a git repository of the base
-(new files folded into the patch that patches/series assigns them to),
-then written out with git format-patch and a cover letter taken from
-patches/cover-letter.  --check runs checkpatch.pl --strict on each patch
-and applies them all with git am to a clean base; --build-each builds
-the patched config after every patch (bisectability).
+(new files folded into the patch that their topic's series assigns them
+to), then each topic is written out with git format-patch into a
+directory of its own, NN-topic/, with the cover letter of
+patches/NN-topic/cover-letter.  --check runs checkpatch.pl --strict on
+each patch and applies the topics with git am, one after the other, to a
+clean base; --build-each builds the patched config after every patch
+(bisectability).
 """
 
 from __future__ import annotations
@@ -14,14 +16,13 @@ from __future__ import annotations
 import argparse
 import shutil
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
 from . import build
 from .base import base_tree
 from .common import REPO, WorkbenchError, cache_dir, log, run
-from .series import read_series, touched_files
+from .series import Topic, read_series, read_topics, touched_files
 
-COVER = REPO / "patches" / "cover-letter"
 GIT_ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
 
 
@@ -53,43 +54,59 @@ def base_repo() -> Path:
     return repo
 
 
-def replay(repo: Path) -> int:
-    """Commit each patch of the series on top of base; return the count."""
+def topic_tag(topic: Topic) -> str:
+    return f"topic/{topic.name}"
+
+
+def replay(repo: Path) -> List[Topic]:
+    """Commit each patch of the series on top of base, and tag the last
+    commit of each topic "topic/NN-topic"; return the topics."""
     git(repo, "checkout", "-q", "-f", "base")
     git(repo, "clean", "-q", "-f", "-d", "-x")
-    series = read_series()
-    for patch in series:
-        header = patch.header()
-        if touched_files(patch.path.read_text()):
-            git(repo, "apply", "--index", str(patch.path))
-        for rel in patch.new_files:
-            dest = repo / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            # Keep links as links (ftd's command is a link to ftd.py).
-            shutil.copy2(REPO / rel, dest, follow_symlinks=False)
-            git(repo, "add", "-f", rel)
-        message = header.subject + "\n\n" + header.body
-        msg_file = repo / ".git" / "WB_MSG"
-        msg_file.write_text(message)
-        git(repo, "commit", "-q", "--allow-empty", "--author", header.author,
-            "-F", str(msg_file))
-    return len(series)
+    topics = read_topics()
+    for topic in topics:
+        for patch in topic.patches:
+            header = patch.header()
+            if touched_files(patch.path.read_text()):
+                git(repo, "apply", "--index", str(patch.path))
+            for rel in patch.new_files:
+                dest = repo / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                # Keep links as links (ftd's command is a link to ftd.py).
+                shutil.copy2(REPO / rel, dest, follow_symlinks=False)
+                git(repo, "add", "-f", rel)
+            message = header.subject + "\n\n" + header.body
+            msg_file = repo / ".git" / "WB_MSG"
+            msg_file.write_text(message)
+            git(repo, "commit", "-q", "--allow-empty", "--author",
+                header.author, "-F", str(msg_file))
+        git(repo, "tag", "-f", topic_tag(topic))
+    return topics
 
 
-def write_series(repo: Path, out: Path) -> List[Path]:
+def write_series(repo: Path, topics: List[Topic],
+                 out: Path) -> List[Tuple[Topic, List[Path]]]:
+    """git format-patch each topic into out/NN-topic/, cover letter
+    included; return each topic's patch files."""
     if out.exists():
         shutil.rmtree(out)
-    git(repo, "format-patch", "-q", "--cover-letter", "-o", str(out),
-        "base..HEAD")
-    patches = sorted(out.glob("0*.patch"))
-    cover = out / "0000-cover-letter.patch"
-    if cover.exists() and COVER.exists():
-        subject, _, blurb = COVER.read_text().partition("\n")
+    written = []
+    since = "base"
+    for topic in topics:
+        dest = out / topic.name
+        prefix = "PATCH" if topic.for_posting else "NOT FOR POSTING"
+        git(repo, "format-patch", "-q", "--cover-letter", "--subject-prefix",
+            prefix, "-o", str(dest), f"{since}..{topic_tag(topic)}")
+        cover = dest / "0000-cover-letter.patch"
+        subject, blurb = topic.cover_letter()
         text = cover.read_text()
-        text = text.replace("*** SUBJECT HERE ***", subject.strip())
+        text = text.replace("*** SUBJECT HERE ***", subject)
         text = text.replace("*** BLURB HERE ***", blurb.strip())
         cover.write_text(text)
-    return [p for p in patches if p != cover]
+        written.append((topic, sorted(p for p in dest.glob("0*.patch")
+                                      if p != cover)))
+        since = topic_tag(topic)
+    return written
 
 
 def unmaintained(repo: Path) -> List[str]:
@@ -107,8 +124,10 @@ def unmaintained(repo: Path) -> List[str]:
     return problems
 
 
-def check(repo: Path, patches: List[Path]) -> List[str]:
-    """checkpatch --strict on every patch, then git am onto a clean base.
+def check(repo: Path,
+          written: List[Tuple[Topic, List[Path]]]) -> List[str]:
+    """checkpatch --strict on every patch, then git am each topic in turn
+    onto a clean base.
 
     checkpatch's FILE_PATH_CHANGES warning fires for every added file,
     whether or not MAINTAINERS covers it; the check that every new file
@@ -117,28 +136,36 @@ def check(repo: Path, patches: List[Path]) -> List[str]:
     the base is the Debian source tree without its git history.
     """
     problems = unmaintained(repo)
-    for patch in patches:
-        proc = run(["perl", "scripts/checkpatch.pl", "--strict", "--quiet",
-                    "--show-types", "--ignore",
-                    "FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID",
-                    str(patch)], cwd=repo, capture=True, check=False)
-        if proc.returncode != 0:
-            problems.append(f"checkpatch --strict: {patch.name}:\n"
-                            + proc.stdout.rstrip())
+    for topic, patches in written:
+        if not patches:
+            problems.append(f"{topic.name}: no patches")
+        for patch in patches:
+            proc = run(["perl", "scripts/checkpatch.pl", "--strict",
+                        "--quiet", "--show-types", "--ignore",
+                        "FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID",
+                        str(patch)], cwd=repo, capture=True, check=False)
+            if proc.returncode != 0:
+                problems.append(f"{topic.name}: checkpatch --strict: "
+                                f"{patch.name}:\n" + proc.stdout.rstrip())
     am = cache_dir() / "series" / "am"
     if am.exists():
         git(repo, "worktree", "remove", "--force", str(am))
     git(repo, "worktree", "prune")
     git(repo, "worktree", "add", "-q", "--detach", str(am), "base")
-    proc = run(["git", "-C", str(am), "-c", "user.name=workbench", "-c",
-                "user.email=workbench@localhost", "am", "-q"] +
-               [str(p) for p in patches], env=GIT_ENV, capture=True,
-               check=False)
-    if proc.returncode != 0:
-        problems.append("git am onto the base failed:\n" + proc.stdout)
-    elif git(am, "rev-parse", "HEAD^{tree}") != \
-            git(repo, "rev-parse", "HEAD^{tree}"):
-        problems.append("git am gave a different tree than the series")
+    for topic, patches in written:
+        proc = run(["git", "-C", str(am), "-c", "user.name=workbench", "-c",
+                    "user.email=workbench@localhost", "am", "-q"] +
+                   [str(p) for p in patches], env=GIT_ENV, capture=True,
+                   check=False)
+        if proc.returncode != 0:
+            problems.append(f"{topic.name}: git am onto the base and the "
+                            "topics before it failed:\n" + proc.stdout)
+            break
+        if git(am, "rev-parse", "HEAD^{tree}") != \
+                git(repo, "rev-parse", f"{topic_tag(topic)}^{{tree}}"):
+            problems.append(f"{topic.name}: git am gave a different tree "
+                            "than the series")
+            break
     return problems
 
 
@@ -165,9 +192,10 @@ def build_each(repo: Path, head: str, count: int,
 
 def cmd_series(args: argparse.Namespace) -> int:
     repo = base_repo()
-    count = replay(repo)
+    topics = replay(repo)
+    count = sum(len(t.patches) for t in topics)
     if count == 0:
-        log("series: patches/series is empty; nothing to export")
+        log("series: patches/ holds no topic; nothing to export")
         return 0
     if not 1 <= args.build_from <= count:
         raise WorkbenchError(f"--from {args.build_from}: the series has "
@@ -175,11 +203,13 @@ def cmd_series(args: argparse.Namespace) -> int:
     head = git(repo, "rev-parse", "HEAD").strip()
     # Absolute: git format-patch runs in the series repository.
     out = Path(args.out).resolve()
-    patches = write_series(repo, out)
-    log(f"series: wrote {len(patches)} patches and a cover letter to {out}")
+    written = write_series(repo, topics, out)
+    for topic, patches in written:
+        log(f"series: {out / topic.name}: {len(patches)} patches and a "
+            "cover letter")
     problems: List[str] = []
     if args.check or (args.build_each and args.build_from == 1):
-        problems += check(repo, patches)
+        problems += check(repo, written)
     if args.build_each:
         problems += build_each(repo, head, count, args.build_from)
     for p in problems:
@@ -191,13 +221,14 @@ def cmd_series(args: argparse.Namespace) -> int:
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("series", help="export the upstream-style series",
-                       description="Write the series as git format-patch "
-                       "files plus a cover letter.")
+                       description="Write each topic series as git "
+                       "format-patch files plus its cover letter, into "
+                       "OUT/NN-topic/.")
     p.add_argument("--out", default=str(REPO / "out" / "series"),
                    help="output directory (out/series)")
     p.add_argument("--check", action="store_true",
-                   help="checkpatch.pl --strict each patch and git am them "
-                   "onto the base")
+                   help="checkpatch.pl --strict each patch and git am the "
+                   "topics in order onto the base")
     p.add_argument("--build-each", action="store_true",
                    help="also build the patched config after every patch "
                    "(slow)")

@@ -2,7 +2,7 @@
 """The apply step: put this project into a kernel tree.
 
 It installs the new files at their in-tree paths (symbolic links by
-default, copies on request) and applies patches/series.  What it did is
+default, copies on request) and applies the topic series of patches/.  What it did is
 recorded in the tree (.wb-prepared/), so that running it again changes
 nothing, and a changed series is brought in by reverting only the
 patches that changed and applying their new versions.  Every change is
@@ -53,10 +53,16 @@ class State:
         pdir.mkdir(parents=True, exist_ok=True)
         names = [name for name, _ in self.applied]
         for name, text in self.applied:
+            (pdir / name).parent.mkdir(parents=True, exist_ok=True)
             (pdir / name).write_text(text)
-        for old in pdir.iterdir():
-            if old.name not in names:
+        # Names are "topic/file.patch": remove what is gone, then the
+        # topic directories left empty.
+        for old in sorted(pdir.rglob("*"), reverse=True):
+            rel = old.relative_to(pdir).as_posix()
+            if old.is_file() and rel not in names:
                 old.unlink()
+            elif old.is_dir() and not any(old.iterdir()):
+                old.rmdir()
         tmp = sdir / "state.json.tmp"
         tmp.write_text(json.dumps({"applied": names, "files": self.files},
                                   indent=1, sort_keys=True) + "\n")
@@ -148,7 +154,7 @@ class Preparer:
                         rel not in self.state.files and rel not in reverted:
                     raise WorkbenchError(
                         f"{dest} exists in the tree but is not one of this "
-                        f"project's files; patches/series says {patch.name} "
+                        f"project's files; patches/ says {patch.name} "
                         "adds it as a new file")
 
     def check(self) -> Tuple[List[Tuple[str, str]], List[Patch]]:

@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The patch series: patches/series, its patches and the new files.
+"""The patch series: topics of patches in patches/, and the new files.
 
-patches/series lists the patches in the order they apply.  A line that
-is not indented names a patch file in patches/.  The indented lines
-under it name the new files, at their in-tree paths in this repository,
-that belong to that patch; a path ending in "/" names every new file
-under that directory.  Every new file belongs to exactly one patch.
+patches/ holds one directory per topic series, named NN-topic; they apply
+in the order of their names.  Each holds its patches, a cover letter
+("cover-letter": subject line, blank line, text) and a file "series"
+that lists the topic's patches in the order they apply.  In "series", a
+line that is not indented names a patch file of the directory; the
+indented lines under it name the new files, at their in-tree paths in
+this repository, that belong to that patch (a path ending in "/" names
+every new file under that directory).  Every new file belongs to exactly
+one patch.  A topic whose name ends in "-not-for-posting" holds what
+exists only to measure: it applies last and is never sent upstream.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from .common import REPO, WorkbenchError
 
@@ -37,9 +42,12 @@ def touched_files(patch_text: str) -> List[str]:
     return files
 
 
+NOT_FOR_POSTING = "-not-for-posting"
+
+
 @dataclass
 class Patch:
-    name: str
+    name: str  # "topic/file.patch", its path under patches/
     path: Path
     new_files: List[str] = field(default_factory=list)
 
@@ -100,26 +108,81 @@ def new_files(repo: Path = REPO) -> List[str]:
     return found
 
 
-def read_series(repo: Path = REPO) -> List[Patch]:
-    """Parse patches/series and check it against the repository."""
-    series_file = repo / "patches" / "series"
-    patches: List[Patch] = []
+@dataclass
+class Topic:
+    name: str  # the directory under patches/, "NN-topic"
+    path: Path
+    patches: List[Patch] = field(default_factory=list)
+
+    @property
+    def for_posting(self) -> bool:
+        return not self.name.endswith(NOT_FOR_POSTING)
+
+    def cover_letter(self) -> Tuple[str, str]:
+        """The cover letter's subject and text."""
+        where = f"patches/{self.name}/cover-letter"
+        cover = self.path / "cover-letter"
+        if not cover.is_file():
+            raise WorkbenchError(f"{where}: missing")
+        subject, _, text = cover.read_text().partition("\n")
+        if not subject.strip() or not text.strip():
+            raise WorkbenchError(f"{where}: needs a subject line, a blank "
+                                 "line and the text")
+        return subject.strip(), text.strip() + "\n"
+
+
+def read_topics(repo: Path = REPO) -> List[Topic]:
+    """Parse every patches/NN-topic/series and check them against the
+    repository."""
+    root = repo / "patches"
+    topics = [Topic(d.name, d) for d in sorted(root.iterdir())
+              if d.is_dir()] if root.is_dir() else []
+    for topic in topics:
+        if not re.fullmatch(r"\d\d-[a-z0-9-]+", topic.name):
+            raise WorkbenchError(f"patches/{topic.name}: a topic directory "
+                                 "is named NN-topic (two digits, a dash, "
+                                 "lower case words)")
+        if not (topic.path / "series").is_file():
+            raise WorkbenchError(f"patches/{topic.name}: no series file")
+    posting = [t.for_posting for t in topics]
+    if posting != sorted(posting, reverse=True):
+        raise WorkbenchError("patches/: the -not-for-posting topics must "
+                             "come after all the others")
     owner: Dict[str, str] = {}
+    seen: List[str] = []
+    for topic in topics:
+        _read_topic(repo, topic, owner, seen)
+    unassigned = [f for f in new_files(repo) if f not in owner]
+    if unassigned:
+        raise WorkbenchError(
+            "new files that no patches/*/series assigns to a patch:\n  " +
+            "\n  ".join(unassigned) +
+            "\n  list each under the patch that adds it")
+    return topics
+
+
+def _read_topic(repo: Path, topic: Topic, owner: Dict[str, str],
+                seen: List[str]) -> None:
+    series_file = topic.path / "series"
+    listed: List[str] = []
     for lineno, raw in enumerate(series_file.read_text().splitlines(), 1):
-        where = f"patches/series:{lineno}"
+        where = f"patches/{topic.name}/series:{lineno}"
         line = raw.split("#", 1)[0].rstrip()
         if not line.strip():
             continue
         if not line[0].isspace():
-            patch = Patch(line.strip(), repo / "patches" / line.strip())
-            if not patch.path.is_file():
+            file = line.strip()
+            patch = Patch(f"{topic.name}/{file}", topic.path / file)
+            if "/" in file or not patch.path.is_file():
                 raise WorkbenchError(f"{where}: no such patch: "
                                      f"patches/{patch.name}")
-            if any(p.name == patch.name for p in patches):
-                raise WorkbenchError(f"{where}: {patch.name} listed twice")
-            patches.append(patch)
+            if file in seen:
+                raise WorkbenchError(f"{where}: {file} is listed twice")
+            seen.append(file)
+            listed.append(file)
+            topic.patches.append(patch)
             continue
-        if not patches:
+        if not topic.patches:
             raise WorkbenchError(f"{where}: a new file before any patch")
         rel = line.strip()
         if rel.endswith("/"):
@@ -135,12 +198,17 @@ def read_series(repo: Path = REPO) -> List[Patch]:
             if member in owner:
                 raise WorkbenchError(f"{where}: {member} is already in "
                                      f"{owner[member]}")
-            owner[member] = patches[-1].name
-            patches[-1].new_files.append(member)
-    unassigned = [f for f in new_files(repo) if f not in owner]
-    if unassigned:
-        raise WorkbenchError(
-            "new files that patches/series assigns to no patch:\n  " +
-            "\n  ".join(unassigned) +
-            "\n  list each under the patch that adds it")
-    return patches
+            owner[member] = topic.patches[-1].name
+            topic.patches[-1].new_files.append(member)
+    if not topic.patches:
+        raise WorkbenchError(f"patches/{topic.name}/series lists no patch")
+    stray = sorted(p.name for p in topic.path.glob("*.patch")
+                   if p.name not in listed)
+    if stray:
+        raise WorkbenchError(f"patches/{topic.name}: patches its series "
+                             f"does not list: {', '.join(stray)}")
+
+
+def read_series(repo: Path = REPO) -> List[Patch]:
+    """Every patch of every topic, in the order they apply."""
+    return [p for t in read_topics(repo) for p in t.patches]
