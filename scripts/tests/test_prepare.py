@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from wbench.common import WorkbenchError  # noqa: E402
 from wbench.prepare import STATE_DIR, prepare_kernel  # noqa: E402
-from wbench.series import read_series  # noqa: E402
+from wbench.series import read_series, read_topics  # noqa: E402
 
 FOO = "int foo(void)\n{\n\treturn 1;\n}\n" + "".join(
     f"int line{i};\n" for i in range(20))
@@ -31,6 +31,9 @@ def make_patch(name: str, subject: str, old: str, new: str) -> str:
             f"-\t{old}\n+\t{new}\n }}\n int line0;\n")
 
 
+TOPIC = Path("patches") / "01-foo"
+
+
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Path, Path]:
     tree = tmp_path / "linux"
@@ -39,13 +42,14 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
                                    "SUBLEVEL = 117\nEXTRAVERSION =\n")
     (tree / "kernel" / "foo.c").write_text(FOO)
     repo = tmp_path / "repo"
-    (repo / "patches").mkdir(parents=True)
+    (repo / TOPIC).mkdir(parents=True)
     (repo / "kernel").mkdir()
     (repo / "kernel" / "bar.c").write_text("int bar;\n")
-    (repo / "patches" / "0001-foo.patch").write_text(
+    (repo / TOPIC / "0001-foo.patch").write_text(
         make_patch("0001", "kernel: Return two", "return 1;", "return 2;"))
-    (repo / "patches" / "series").write_text(
+    (repo / TOPIC / "series").write_text(
         "# test series\n0001-foo.patch\n\tkernel/bar.c\n")
+    (repo / TOPIC / "cover-letter").write_text("kernel: foo\n\nText.\n")
     return tree, repo
 
 
@@ -64,7 +68,7 @@ def test_apply_links_new_files_and_is_idempotent(setup: tuple[Path, Path]) -> No
 def test_changed_patch_is_reverted_then_reapplied(setup: tuple[Path, Path]) -> None:
     tree, repo = setup
     prepare_kernel(tree, repo=repo)
-    (repo / "patches" / "0001-foo.patch").write_text(
+    (repo / TOPIC / "0001-foo.patch").write_text(
         make_patch("0001", "kernel: Return three", "return 1;", "return 3;"))
     prepare_kernel(tree, repo=repo, copy=True)
     text = (tree / "kernel/foo.c").read_text()
@@ -75,14 +79,14 @@ def test_changed_patch_is_reverted_then_reapplied(setup: tuple[Path, Path]) -> N
 
 def test_broken_patch_names_patch_file_and_hunk(setup: tuple[Path, Path]) -> None:
     tree, repo = setup
-    (repo / "patches" / "0002-bad.patch").write_text(
+    (repo / TOPIC / "0002-bad.patch").write_text(
         make_patch("0002", "kernel: Broken", "return 42;", "return 43;"))
-    (repo / "patches" / "series").write_text(
+    (repo / TOPIC / "series").write_text(
         "0001-foo.patch\n\tkernel/bar.c\n0002-bad.patch\n")
     with pytest.raises(WorkbenchError) as err:
         prepare_kernel(tree, repo=repo)
     msg = str(err.value)
-    assert "patches/0002-bad.patch does not apply" in msg
+    assert "patches/01-foo/0002-bad.patch does not apply" in msg
     assert "kernel/foo.c" in msg and "Hunk #1 FAILED" in msg
     # The dry run failed first, so nothing in the tree changed.
     assert (tree / "kernel/foo.c").read_text() == FOO
@@ -138,7 +142,7 @@ def test_file_a_patch_created_may_become_a_new_file(
     """A patch that created kernel/baz.c itself, applied, then keeps the
     file in the repository instead: the revert removes the tree's copy."""
     tree, repo = setup
-    patch = repo / "patches" / "0001-foo.patch"
+    patch = repo / TOPIC / "0001-foo.patch"
     inline = patch.read_text() + (
         "diff --git a/kernel/baz.c b/kernel/baz.c\n"
         "new file mode 100644\n--- /dev/null\n+++ b/kernel/baz.c\n"
@@ -149,7 +153,7 @@ def test_file_a_patch_created_may_become_a_new_file(
     patch.write_text(make_patch("0001", "kernel: Return two", "return 1;",
                                 "return 2;"))
     (repo / "kernel" / "baz.c").write_text("int baz = 1;\n")
-    (repo / "patches" / "series").write_text(
+    (repo / TOPIC / "series").write_text(
         "0001-foo.patch\n\tkernel/bar.c\n\tkernel/baz.c\n")
     prepare_kernel(tree, repo=repo)
     assert (tree / "kernel/baz.c").read_text() == "int baz = 1;\n"
@@ -160,6 +164,47 @@ def test_directory_entry_takes_every_file(setup: tuple[Path, Path]) -> None:
     _, repo = setup
     (repo / "kernel" / "sub").mkdir()
     (repo / "kernel" / "sub" / "a.c").write_text("int a;\n")
-    (repo / "patches" / "series").write_text(
+    (repo / TOPIC / "series").write_text(
         "0001-foo.patch\n\tkernel/bar.c\n\tkernel/sub/\n")
     assert read_series(repo)[0].new_files == ["kernel/bar.c", "kernel/sub/a.c"]
+
+
+def test_topics_apply_in_the_order_of_their_names(
+        setup: tuple[Path, Path]) -> None:
+    tree, repo = setup
+    second = repo / "patches" / "02-bar"
+    second.mkdir()
+    (second / "0002-foo.patch").write_text(
+        make_patch("0002", "kernel: Return four", "return 2;", "return 4;"))
+    (second / "series").write_text("0002-foo.patch\n")
+    topics = read_topics(repo)
+    assert [t.name for t in topics] == ["01-foo", "02-bar"]
+    assert [p.name for p in read_series(repo)] == [
+        "01-foo/0001-foo.patch", "02-bar/0002-foo.patch"]
+    prepare_kernel(tree, repo=repo)
+    assert "return 4;" in (tree / "kernel/foo.c").read_text()
+    with pytest.raises(WorkbenchError, match="02-bar/cover-letter: missing"):
+        topics[1].cover_letter()
+
+
+def test_not_for_posting_comes_last(setup: tuple[Path, Path]) -> None:
+    _, repo = setup
+    local = repo / "patches" / "00-tools-not-for-posting"
+    local.mkdir()
+    (local / "series").write_text("")
+    with pytest.raises(WorkbenchError, match="must come after"):
+        read_topics(repo)
+
+
+def test_patch_file_the_series_does_not_list(setup: tuple[Path, Path]) -> None:
+    _, repo = setup
+    (repo / TOPIC / "0009-stray.patch").write_text("")
+    with pytest.raises(WorkbenchError, match="does not list: 0009-stray.patch"):
+        read_series(repo)
+
+
+def test_topic_directory_name_is_checked(setup: tuple[Path, Path]) -> None:
+    _, repo = setup
+    (repo / "patches" / "misc").mkdir()
+    with pytest.raises(WorkbenchError, match="patches/misc: a topic"):
+        read_series(repo)

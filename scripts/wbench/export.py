@@ -169,25 +169,31 @@ def check(repo: Path,
     return problems
 
 
+def build_at(repo: Path, head: str, revs: List[str]) -> List[str]:
+    """Build the patched config at each of REVS, then go back to HEAD."""
+    problems = []
+    config = build.KernelConfig.load("patched")
+    config.name = "bisect"
+    for i, rev in enumerate(revs, 1):
+        git(repo, "checkout", "-q", "-f", rev)
+        subject = git(repo, "log", "-1", "--format=%s").strip()
+        log(f"series: build {i}/{len(revs)}, after: {subject}")
+        try:
+            build.configure(config, repo, strict=False)
+            run(build.make_args(config, repo) + ["zImage", "modules"],
+                what=f"build after {subject}")
+        except WorkbenchError as exc:
+            problems.append(f"{subject}: does not build: {exc}")
+    git(repo, "checkout", "-q", "-f", head)
+    return problems
+
+
 def build_each(repo: Path, head: str, count: int,
                first: int = 1) -> List[str]:
     """Build the patched config at every patch of the series, from the
     first-th on (a run cut short goes on where it stopped)."""
-    problems = []
-    config = build.KernelConfig.load("patched")
-    config.name = "bisect"
-    for i in range(first, count + 1):
-        git(repo, "checkout", "-q", "-f", f"{head}~{count - i}")
-        subject = git(repo, "log", "-1", "--format=%s").strip()
-        log(f"series: building after patch {i}/{count}: {subject}")
-        try:
-            build.configure(config, repo, strict=False)
-            run(build.make_args(config, repo) + ["zImage", "modules"],
-                what=f"build after patch {i}")
-        except WorkbenchError as exc:
-            problems.append(f"patch {i} ({subject}) does not build: {exc}")
-    git(repo, "checkout", "-q", "-f", head)
-    return problems
+    return build_at(repo, head, [f"{head}~{count - i}"
+                                 for i in range(first, count + 1)])
 
 
 def cmd_series(args: argparse.Namespace) -> int:
@@ -212,9 +218,11 @@ def cmd_series(args: argparse.Namespace) -> int:
         problems += check(repo, written)
     if args.build_each:
         problems += build_each(repo, head, count, args.build_from)
+    elif args.build_topics:
+        problems += build_at(repo, head, [topic_tag(t) for t in topics])
     for p in problems:
         log(f"series: {p}")
-    if args.check or args.build_each:
+    if args.check or args.build_each or args.build_topics:
         log(f"series: {len(problems)} problem(s)")
     return 1 if problems else 0
 
@@ -232,6 +240,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--build-each", action="store_true",
                    help="also build the patched config after every patch "
                    "(slow)")
+    p.add_argument("--build-topics", action="store_true",
+                   help="build the patched config after the last patch of "
+                   "each topic")
     p.add_argument("--from", dest="build_from", type=int, default=1,
                    metavar="N", help="with --build-each: start at patch N, "
                    "without the checks of --check")
