@@ -5,7 +5,7 @@
 #
 #   make demo     the paper's example on the patched kernel, with ftd
 #   make check    every test: series, build, guest tests, ftracetest, ftd
-#   make series   export the upstream-style series to out/series
+#   make series   export each topic series to out/series/NN-topic/
 #   make bench    run the benchmarks (long: about an hour; see README)
 #   make matrix   build and test the preempt/irq toggles in each config
 #                 that changes their code (long: five kernel builds)

@@ -225,7 +225,8 @@ def step_mcount() -> Counts:
 
 
 STEPS: List[Tuple[str, Callable[[], Counts]]] = [
-    ("series: consistent, applies, checkpatch --strict, git am", step_series),
+    ("series: each topic applies in order, checkpatch --strict, git am",
+     step_series),
     ("workbench and prepare-kernel host tests", pytest_step(
         "scripts/tests/test_prepare.py", "scripts/tests/test_selftest.py",
         "scripts/tests/test_kselftest.py",
