@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from wbench.common import WorkbenchError  # noqa: E402
 from wbench.prepare import STATE_DIR, prepare_kernel  # noqa: E402
-from wbench.series import read_series, read_topics  # noqa: E402
+from wbench.series import PatchHeader, read_series, read_topics  # noqa: E402
 
 FOO = "int foo(void)\n{\n\treturn 1;\n}\n" + "".join(
     f"int line{i};\n" for i in range(20))
@@ -208,3 +208,14 @@ def test_topic_directory_name_is_checked(setup: tuple[Path, Path]) -> None:
     (repo / "patches" / "misc").mkdir()
     with pytest.raises(WorkbenchError, match="patches/misc: a topic"):
         read_series(repo)
+
+
+def test_folded_from_header_keeps_the_email() -> None:
+    text = ("From 1234 Mon Sep 17 00:00:00 2001\n"
+            "From: A Long Name Of Maintainers\n <maint@example.org>\n"
+            "Date: Mon, 23 Nov 2026 09:53:42 +0000\n"
+            "Subject: [PATCH] kernel: A subject long enough to be\n"
+            " folded\n\nBody.\n---\n")
+    header = PatchHeader.parse("01-foo/x.patch", text)
+    assert header.author == "A Long Name Of Maintainers <maint@example.org>"
+    assert header.subject == "kernel: A subject long enough to be folded"

@@ -72,13 +72,14 @@ class PatchHeader:
         i = 0
         while i < len(lines) and lines[i].strip():
             line = lines[i]
+            # A long header goes on in indented lines (RFC 5322 folding)
+            while i + 1 < len(lines) and lines[i + 1].startswith((" ", "\t")):
+                i += 1
+                line += " " + lines[i].strip()
             if line.startswith("From: "):
                 author = line[6:].strip()
             elif line.startswith("Subject: "):
                 subject = line[9:].strip()
-                while i + 1 < len(lines) and lines[i + 1].startswith((" ", "\t")):
-                    i += 1
-                    subject += " " + lines[i].strip()
             i += 1
         subject = re.sub(r"^\[PATCH[^\]]*\]\s*", "", subject)
         body: List[str] = []
