@@ -13,7 +13,7 @@ echo function_graph > current_tracer
 echo 1408 > buffer_size_kb
 echo 1 > options/funcgraph-abstime
 echo 1 > options/funcgraph-proc
-# The structure-keeping mode, where the kernel has it (topic 04-thresh-tree);
+# The structure-keeping mode, where the kernel has it (topic 05-thresh-tree);
 # without it tracing_thresh gives upstream's exits-only output.
 if [ -e options/funcgraph-thresh-tree ]; then
 	echo 1 > options/funcgraph-thresh-tree

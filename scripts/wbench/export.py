@@ -94,13 +94,12 @@ def write_series(repo: Path, topics: List[Topic],
     since = "base"
     for topic in topics:
         dest = out / topic.name
-        prefix = "PATCH" if topic.for_posting else "NOT FOR POSTING"
         # The cover letter is from the author of the topic's first patch
         name, _, email = topic.patches[0].header().author.partition("<")
         git(repo, "-c", f"user.name={name.strip()}", "-c",
             f"user.email={email.rstrip('>').strip()}", "format-patch", "-q",
-            "--cover-letter", "--subject-prefix", prefix, "-o", str(dest),
-            f"{since}..{topic_tag(topic)}")
+            "--cover-letter", "--subject-prefix", topic.subject_prefix,
+            "-o", str(dest), f"{since}..{topic_tag(topic)}")
         cover = dest / "0000-cover-letter.patch"
         subject, blurb = topic.cover_letter()
         text = cover.read_text()

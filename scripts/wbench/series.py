@@ -11,6 +11,8 @@ this repository, that belong to that patch (a path ending in "/" names
 every new file under that directory).  Every new file belongs to exactly
 one patch.  A topic whose name ends in "-not-for-posting" holds what
 exists only to measure: it applies last and is never sent upstream.
+An optional file "subject-prefix" replaces the "PATCH" of the subjects
+(for instance "PATCH 6.12.y" for fixes meant for one stable tree).
 """
 
 from __future__ import annotations
@@ -119,6 +121,15 @@ class Topic:
     def for_posting(self) -> bool:
         return not self.name.endswith(NOT_FOR_POSTING)
 
+    @property
+    def subject_prefix(self) -> str:
+        """What goes in the brackets of each subject: the first line of
+        the topic's "subject-prefix" file if it has one."""
+        custom = self.path / "subject-prefix"
+        if custom.is_file():
+            return custom.read_text().strip()
+        return "PATCH" if self.for_posting else "NOT FOR POSTING"
+
     def cover_letter(self) -> Tuple[str, str]:
         """The cover letter's subject and text."""
         where = f"patches/{self.name}/cover-letter"
@@ -139,10 +150,11 @@ def read_topics(repo: Path = REPO) -> List[Topic]:
     topics = [Topic(d.name, d) for d in sorted(root.iterdir())
               if d.is_dir()] if root.is_dir() else []
     for topic in topics:
-        if not re.fullmatch(r"\d\d-[a-z0-9-]+", topic.name):
+        if not re.fullmatch(r"\d\d-[a-z0-9.-]+", topic.name):
             raise WorkbenchError(f"patches/{topic.name}: a topic directory "
                                  "is named NN-topic (two digits, a dash, "
-                                 "lower case words)")
+                                 "then lower case letters, digits, dots "
+                                 "and dashes)")
         if not (topic.path / "series").is_file():
             raise WorkbenchError(f"patches/{topic.name}: no series file")
     posting = [t.for_posting for t in topics]
