@@ -123,8 +123,8 @@ class Topic:
 
     @property
     def subject_prefix(self) -> str:
-        """What goes in the brackets of each subject: the first line of
-        the topic's "subject-prefix" file if it has one."""
+        """What goes in the brackets of each subject: what the topic's
+        "subject-prefix" file says, if it has one."""
         custom = self.path / "subject-prefix"
         if custom.is_file():
             return custom.read_text().strip()
