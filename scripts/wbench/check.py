@@ -48,17 +48,17 @@ def step_series() -> Counts:
     with tempfile.TemporaryDirectory(prefix="wb-series.") as tmp:
         written = export.write_series(repo, topics, Path(tmp) / "series")
         problems = export.check(repo, written)
-    for p in problems:
-        failure(p)
-    failed = 0
+    for lines in problems.values():
+        for p in lines:
+            failure(p)
     for topic, patches in written:
-        mine = [p for p in problems if p.startswith(f"{topic.name}: ")]
+        mine = problems.get(topic.name, [])
         log(f"check: series {topic.name}: {len(patches)} patches, "
             + ("ok" if not mine else f"{len(mine)} problem(s)"))
-        failed += bool(mine)
-    others = len(problems) - sum(
-        any(p.startswith(f"{t.name}: ") for t, _ in written) for p in problems)
-    return len(written) - failed + (others == 0), failed + (others > 0)
+    failed = sum(topic.name in problems for topic, _ in written)
+    maintainers = export.MAINTAINERS in problems
+    return (len(written) - failed + (not maintainers),
+            failed + maintainers)
 
 
 def step_build() -> Counts:

@@ -156,8 +156,9 @@ def prepare_kernel_main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(
         prog="prepare-kernel",
         description="Install this project's new files into a Linux 6.12.y "
-        "tree and apply the topic series of patches/.  Checks the version, tries every "
-        "change on a scratch copy first, and can run again without harm.")
+        "tree and apply the topic series of patches/.  Checks the version, "
+        "tries every change on a scratch copy first, and can run again "
+        "without harm.")
     add_prepare_options(p)
     p.set_defaults(func=cmd_prepare)
     return main(argv, p)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import shutil
 from pathlib import Path
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from . import build
 from .base import base_tree
@@ -127,10 +127,14 @@ def unmaintained(repo: Path) -> List[str]:
     return problems
 
 
+MAINTAINERS = "MAINTAINERS"
+
+
 def check(repo: Path,
-          written: List[Tuple[Topic, List[Path]]]) -> List[str]:
+          written: List[Tuple[Topic, List[Path]]]) -> Dict[str, List[str]]:
     """checkpatch --strict on every patch, then git am each topic in turn
-    onto a clean base.
+    onto a clean base.  The problems found, by topic name (MAINTAINERS
+    for the new files no entry covers).
 
     checkpatch's FILE_PATH_CHANGES warning fires for every added file,
     whether or not MAINTAINERS covers it; the check that every new file
@@ -138,18 +142,19 @@ def check(repo: Path,
     UNKNOWN_COMMIT_ID warning fires for every commit a Fixes: tag names:
     the base is the Debian source tree without its git history.
     """
-    problems = unmaintained(repo)
+    problems: Dict[str, List[str]] = {MAINTAINERS: unmaintained(repo)}
     for topic, patches in written:
+        mine = problems.setdefault(topic.name, [])
         if not patches:
-            problems.append(f"{topic.name}: no patches")
+            mine.append(f"{topic.name}: no patches")
         for patch in patches:
             proc = run(["perl", "scripts/checkpatch.pl", "--strict",
                         "--quiet", "--show-types", "--ignore",
                         "FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID",
                         str(patch)], cwd=repo, capture=True, check=False)
             if proc.returncode != 0:
-                problems.append(f"{topic.name}: checkpatch --strict: "
-                                f"{patch.name}:\n" + proc.stdout.rstrip())
+                mine.append(f"{topic.name}: checkpatch --strict: "
+                            f"{patch.name}:\n" + proc.stdout.rstrip())
     am = cache_dir() / "series" / "am"
     if am.exists():
         git(repo, "worktree", "remove", "--force", str(am))
@@ -161,15 +166,17 @@ def check(repo: Path,
                    [str(p) for p in patches], env=GIT_ENV, capture=True,
                    check=False)
         if proc.returncode != 0:
-            problems.append(f"{topic.name}: git am onto the base and the "
-                            "topics before it failed:\n" + proc.stdout)
+            problems[topic.name].append(
+                f"{topic.name}: git am onto the base and the topics before "
+                "it failed:\n" + proc.stdout)
             break
         if git(am, "rev-parse", "HEAD^{tree}") != \
                 git(repo, "rev-parse", f"{topic_tag(topic)}^{{tree}}"):
-            problems.append(f"{topic.name}: git am gave a different tree "
-                            "than the series")
+            problems[topic.name].append(
+                f"{topic.name}: git am gave a different tree than the "
+                "series")
             break
-    return problems
+    return {key: lines for key, lines in problems.items() if lines}
 
 
 def build_at(repo: Path, head: str, revs: List[str]) -> List[str]:
@@ -218,7 +225,8 @@ def cmd_series(args: argparse.Namespace) -> int:
             "cover letter")
     problems: List[str] = []
     if args.check or (args.build_each and args.build_from == 1):
-        problems += check(repo, written)
+        problems += [p for lines in check(repo, written).values()
+                     for p in lines]
     if args.build_each:
         problems += build_each(repo, head, count, args.build_from)
     elif args.build_topics:

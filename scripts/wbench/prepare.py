@@ -2,9 +2,9 @@
 """The apply step: put this project into a kernel tree.
 
 It installs the new files at their in-tree paths (symbolic links by
-default, copies on request) and applies the topic series of patches/.  What it did is
-recorded in the tree (.wb-prepared/), so that running it again changes
-nothing, and a changed series is brought in by reverting only the
+default, copies on request) and applies the topic series of patches/.
+What it did is recorded in the tree (.wb-prepared/), so that running it
+again changes nothing, and a changed series is brought in by reverting only the
 patches that changed and applying their new versions.  Every change is
 first tried on a scratch copy of the files it touches; a patch that does
 not apply is named with its failing file and hunk, and the tree is left
