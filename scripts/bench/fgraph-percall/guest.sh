@@ -65,6 +65,10 @@ set_state() {
 		echo 1 > $T/options/funcgraph-thresh-tree || return 1
 		echo 100 > $T/tracing_thresh
 		echo function_graph > $T/current_tracer ;;
+	thresh-lazy)	# entries written when a call they enclose is slow
+		echo 1 > $T/options/funcgraph-thresh-lazy || return 1
+		echo 100 > $T/tracing_thresh
+		echo function_graph > $T/current_tracer ;;
 	*)	return 1 ;;
 	esac
 }
@@ -77,6 +81,8 @@ reset_state() {
 		echo 0 > $T/options/funcgraph-retval
 	[ -f $T/options/funcgraph-thresh-tree ] &&
 		echo 0 > $T/options/funcgraph-thresh-tree
+	[ -f $T/options/funcgraph-thresh-lazy ] &&
+		echo 0 > $T/options/funcgraph-thresh-lazy
 	echo 1 > $T/tracing_on
 	echo > $T/trace
 }

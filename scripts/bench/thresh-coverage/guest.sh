@@ -8,7 +8,7 @@
 #               findsys (ITER x "find /sys")
 #   ITER        rounds of the workload per run
 #   THRESHOLDS  tracing_thresh values in us ("100 1000")
-#   MODES       threshold modes to run at each threshold ("exits pad tree")
+#   MODES       threshold modes to run at each threshold ("exits pad tree lazy")
 #   BUF_KB      buffer_size_kb of every run; big enough that a run does
 #               not wrap it (overrun 0), so the buffer holds everything
 #               the mode wrote
@@ -25,7 +25,7 @@ set -u
 WL=${WL:-lssed}
 ITER=${ITER:-10}
 THRESHOLDS=${THRESHOLDS:-"100 1000"}
-MODES=${MODES:-"exits pad tree"}
+MODES=${MODES:-"exits pad tree lazy"}
 BUF_KB=${BUF_KB:-131072}
 OUT=/out
 RES=$OUT/result.txt
@@ -76,7 +76,7 @@ setopt() { # name 0|1
 # run MODE THRESH
 #   MODE: nop, profile (function profiler), graph (plain function_graph),
 #   exits (tracing_thresh only), pad (thresh-tree + thresh-pad),
-#   tree (thresh-tree: rewind)
+#   tree (thresh-tree: rewind), lazy (thresh-lazy: entries written late)
 run() {
 	mode=$1 thresh=$2
 	echo 0 > $T/tracing_on
@@ -85,6 +85,8 @@ run() {
 	echo 0 > $T/tracing_thresh
 	setopt funcgraph-thresh-tree 0
 	setopt funcgraph-thresh-pad 0
+	[ -f $T/options/funcgraph-thresh-lazy ] &&
+		setopt funcgraph-thresh-lazy 0
 	setopt funcgraph-tail 1
 	case $mode in
 	exits)	echo $thresh > $T/tracing_thresh ;;
@@ -93,6 +95,9 @@ run() {
 		setopt funcgraph-thresh-pad 1 ;;
 	tree)	echo $thresh > $T/tracing_thresh
 		setopt funcgraph-thresh-tree 1 ;;
+	lazy)	[ -f $T/options/funcgraph-thresh-lazy ] || return 0
+		echo $thresh > $T/tracing_thresh
+		setopt funcgraph-thresh-lazy 1 ;;
 	esac
 	case $mode in
 	nop|profile) ;;
@@ -118,7 +123,7 @@ run() {
 			line="$line `echo $k | tr ' ' _`=`stat_of "$k"`"
 		done
 		case $mode in
-		exits|pad|tree) cat $T/trace > $OUT/trace-$mode-$thresh.txt ;;
+		exits|pad|tree|lazy) cat $T/trace > $OUT/trace-$mode-$thresh.txt ;;
 		esac
 	fi
 	echo "$line" | tee -a $RES

@@ -5,8 +5,10 @@
 Compares plain function_graph ("graph"), upstream's tracing_thresh
 ("exits": only the returns of slow calls), funcgraph-thresh-tree with
 funcgraph-thresh-pad ("pad": short calls' entries turned into padding,
-the paper's discard) and funcgraph-thresh-tree ("rewind": short calls'
-entries removed with ring_buffer_rewind_tail()).
+the paper's discard), funcgraph-thresh-tree ("rewind": short calls'
+entries removed with ring_buffer_rewind_tail()) and funcgraph-thresh-lazy
+("lazy": no entry written until a call it belongs to turns out slow, a
+measurement-only alternative to the rewind).
 
 Builds the patched kernel (unless --no-build), boots it once per
 workload under deterministic timing (scripts/workbench run patched
@@ -39,15 +41,17 @@ from wbench import benchjob  # noqa: E402
 
 CONFIG = "patched"
 WORKLOADS = {"lssed": "ls /bin | sed s/a/z/g", "findsys": "find /sys"}
-THRESH_MODES = ["exits", "pad", "tree"]
+THRESH_MODES = ["exits", "pad", "tree", "lazy"]
 MODE_NAMES = {"graph": "graph", "exits": "exits", "pad": "pad",
-              "tree": "rewind"}
+              "tree": "rewind", "lazy": "lazy"}
 MODE_TEXT = {
     "graph": "plain function_graph",
     "exits": "tracing_thresh only (upstream: returns of slow calls)",
     "pad": "funcgraph-thresh-tree + funcgraph-thresh-pad (the paper's "
            "discard)",
     "tree": "funcgraph-thresh-tree (rewind)",
+    "lazy": "funcgraph-thresh-lazy (entries written when a call they "
+            "enclose returns slow; not for posting)",
 }
 
 
@@ -264,7 +268,7 @@ qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount shift=0,sleep=off
 /tracing and unmounted from /sys.  Each boot runs the workload once with
 no tracer (warm-up), then once per mode: nop (tracing on, no tracer), the
 function profiler, plain function_graph, and at each threshold exits,
-pad and rewind.  Every run uses buffer_size_kb={buffer_kb} (one CPU),
+pad, rewind and lazy (when the kernel has funcgraph-thresh-lazy).  Every run uses buffer_size_kb={buffer_kb} (one CPU),
 resets the buffer, turns tracing on, runs the workload and turns tracing
 off.  run: guest time of the workload in that mode (now ts of
 per_cpu/cpu0/stats).  bytes in buffer: "bytes" of per_cpu/cpu0/stats
