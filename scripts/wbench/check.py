@@ -228,7 +228,8 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("series: each topic applies in order, checkpatch --strict, git am",
      step_series),
     ("workbench and prepare-kernel host tests", pytest_step(
-        "scripts/tests/test_prepare.py", "scripts/tests/test_selftest.py",
+        "scripts/tests/test_prepare.py", "scripts/tests/test_edit.py",
+        "scripts/tests/test_selftest.py",
         "scripts/tests/test_kselftest.py",
         "scripts/tests/test_percall.py", "scripts/tests/test_overhead.py",
         "scripts/tests/test_preemptirq.py",

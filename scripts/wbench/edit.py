@@ -53,12 +53,27 @@ def cmd_open(args: argparse.Namespace) -> int:
     return 0
 
 
-def _same_change(repo: Path, rev: str, orig: str) -> bool:
-    """Whether REV makes the change ORIG made, with the same message."""
+def same_change(repo: Path, rev: str, orig: str) -> bool:
+    """Whether REV makes the change ORIG made, with the same message.  The
+    change is the diff against the parent, so a commit that a rebase only
+    moved onto a changed earlier commit is the same change."""
     def info(r: str) -> List[str]:
-        return [export.git(repo, "rev-parse", f"{r}^{{tree}}", f"{r}^^{{tree}}"),
+        return [export.git(repo, "diff", f"{r}^", r),
                 export.git(repo, "log", "-1", "--format=%B", r)]
     return info(rev) == info(orig)
+
+
+def patch_text(repo: Path, rev: str, new_files: List[str]) -> str:
+    """REV as a patch file of the series: its diff without NEW_FILES, which
+    the series adds whole.  A commit that only adds new files gives its
+    header and message alone.  (The range REV^..REV: a pathspec after a
+    single revision would pick the last commit that touches the paths.)"""
+    excluded = [f":(exclude){rel}" for rel in new_files]
+    if not export.git(repo, "diff", f"{rev}^", rev, "--", ".", *excluded):
+        text = export.git(repo, "format-patch", "--stdout", f"{rev}^..{rev}")
+        return text.split("\n---\n", 1)[0].rstrip("\n") + "\n"
+    return export.git(repo, "format-patch", "--stdout", f"{rev}^..{rev}",
+                      "--", ".", *excluded)
 
 
 def cmd_close(args: argparse.Namespace) -> int:
@@ -81,11 +96,9 @@ def cmd_close(args: argparse.Namespace) -> int:
             if ours.read_bytes() != theirs.read_bytes():
                 log(f"edit-series: warning: {rel} differs in {dest}; new "
                     "files are written from this repository, not from there")
-        if i < len(origin) and _same_change(dest, rev, origin[i]):
+        if i < len(origin) and same_change(dest, rev, origin[i]):
             continue
-        excluded = [f":(exclude){rel}" for rel in patch.new_files]
-        text = export.git(dest, "format-patch", "-1", "--stdout", rev, "--",
-                          ".", *excluded)
+        text = patch_text(dest, rev, patch.new_files)
         # A rewritten patch keeps the date it had
         date = re.search(r"^Date: .*$", patch.path.read_text(), re.M)
         if date:
