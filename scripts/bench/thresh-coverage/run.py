@@ -268,9 +268,10 @@ qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount shift=0,sleep=off
 /tracing and unmounted from /sys.  Each boot runs the workload once with
 no tracer (warm-up), then once per mode: nop (tracing on, no tracer), the
 function profiler, plain function_graph, and at each threshold exits,
-pad, rewind and lazy (when the kernel has funcgraph-thresh-lazy).  Every run uses buffer_size_kb={buffer_kb} (one CPU),
-resets the buffer, turns tracing on, runs the workload and turns tracing
-off.  run: guest time of the workload in that mode (now ts of
+pad, rewind and lazy (when the kernel has funcgraph-thresh-lazy).  Every
+run uses buffer_size_kb={buffer_kb} (one CPU), resets the buffer, turns
+tracing on, runs the workload and turns tracing off.  run: guest time of
+the workload in that mode (now ts of
 per_cpu/cpu0/stats).  bytes in buffer: "bytes" of per_cpu/cpu0/stats
 (event bytes and the padding at page ends, without page headers).
 overrun: "overrun" of the same file; 0 means the buffer never wrapped
