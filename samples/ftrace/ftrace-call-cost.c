@@ -50,10 +50,18 @@
  * The marks are HINT #0x80 and #0x81: reserved hints, which execute as
  * NOPs.  Always inlined: they must not add calls to the window.
  */
+#if defined(CONFIG_THUMB2_KERNEL)
+#define FTRACE_CALL_COST_MARK_BEGIN	".inst.w 0xf3af8080"
+#define FTRACE_CALL_COST_MARK_END	".inst.w 0xf3af8081"
+#elif defined(CONFIG_ARM)
+#define FTRACE_CALL_COST_MARK_BEGIN	".inst 0xe320f080"
+#define FTRACE_CALL_COST_MARK_END	".inst 0xe320f081"
+#endif
+
 static __always_inline void ftrace_call_cost_mark_begin(void)
 {
-#if defined(CONFIG_ARM) && !defined(CONFIG_THUMB2_KERNEL)
-	asm volatile(".inst 0xe320f080" ::: "memory");
+#ifdef FTRACE_CALL_COST_MARK_BEGIN
+	asm volatile(FTRACE_CALL_COST_MARK_BEGIN ::: "memory");
 #else
 	barrier();
 #endif
@@ -61,8 +69,8 @@ static __always_inline void ftrace_call_cost_mark_begin(void)
 
 static __always_inline void ftrace_call_cost_mark_end(void)
 {
-#if defined(CONFIG_ARM) && !defined(CONFIG_THUMB2_KERNEL)
-	asm volatile(".inst 0xe320f081" ::: "memory");
+#ifdef FTRACE_CALL_COST_MARK_END
+	asm volatile(FTRACE_CALL_COST_MARK_END ::: "memory");
 #else
 	barrier();
 #endif

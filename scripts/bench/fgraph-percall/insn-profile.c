@@ -3,8 +3,9 @@
  * QEMU TCG plugin: count the guest instructions executed inside marked
  * windows, per translation block, for a per-function profile.
  *
- * A window opens when the guest executes the ARM instruction 0xe320f080
- * and closes at 0xe320f081 (reserved hints: NOPs to the CPU).  The
+ * A window opens when the guest executes the reserved hint #0x80 and
+ * closes at hint #0x81 (NOPs to the CPU): 0xe320f080 and 0xe320f081 in
+ * ARM state, 0xf3af 0x8080 and 0xf3af 0x8081 in Thumb state.  The
  * samples/ftrace/ftrace-call-cost.c benchmark puts them around its
  * traced calls.  At exit the plugin writes one line per translation
  * block that ran inside a window:
@@ -34,6 +35,9 @@
 
 #define MARK_BEGIN	0xe320f080u
 #define MARK_END	0xe320f081u
+/* The two halfwords of the Thumb encoding, as a little-endian word */
+#define MARK_BEGIN_T32	0x8080f3afu
+#define MARK_END_T32	0x8081f3afu
 
 /* One per translation: a block translated twice gets two records */
 struct block {
@@ -84,10 +88,12 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (qemu_plugin_insn_size(insn) != sizeof(word))
 			continue;
 		memcpy(&word, qemu_plugin_insn_data(insn), sizeof(word));
-		if (word == MARK_BEGIN || word == MARK_END)
+		if (word == MARK_BEGIN || word == MARK_BEGIN_T32)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec,
-				QEMU_PLUGIN_CB_NO_REGS,
-				word == MARK_BEGIN ? (void *)1 : NULL);
+				QEMU_PLUGIN_CB_NO_REGS, (void *)1);
+		else if (word == MARK_END || word == MARK_END_T32)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec,
+				QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
 }
 

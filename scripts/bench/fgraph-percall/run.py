@@ -16,8 +16,8 @@ With --profile STATE it boots once more per kernel with a QEMU TCG plugin
 (insn-profile.c) that counts the instructions executed inside the
 module's timed windows per translation block, and prints where the
 instructions of one call go, per function.  --annotate FUNC also prints
-FUNC's disassembly with the times each instruction ran per call (the
-profiled kernels are ARM, not Thumb-2: four bytes per instruction).
+FUNC's disassembly with the times each instruction ran per call.  ARM
+and Thumb-2 kernels can both be profiled.
 
 The stock kernel cannot hold the benchmark in its tree, so it gets the
 module only.
@@ -152,21 +152,47 @@ def profile_table(profile: Path, symbols: Symbols,
     return calls, rows
 
 
-def instruction_runs(profile: Path,
-                     calls_per_window: int) -> Tuple[int, Dict[int, int]]:
-    """The calls profiled, and how often each instruction address ran."""
+def disassemble(vmlinux: Path, low: int, high: int) -> Dict[int, str]:
+    """vmlinux's instructions from LOW up to HIGH, by address."""
+    dis = subprocess.run(
+        [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
+         f"--start-address=0x{low:x}", f"--stop-address=0x{high:x}",
+         str(vmlinux)], check=True, capture_output=True, text=True).stdout
+    insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
+    return {int(m.group(1), 16): m.group(2)
+            for m in map(insn.match, dis.splitlines()) if m}
+
+
+def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
+                     ) -> Tuple[int, Dict[int, int], Dict[int, str]]:
+    """The calls profiled, how often each kernel instruction ran, and the
+    instructions that ran.
+
+    A block is known by its start address and instruction count; the
+    disassembly gives the addresses of its instructions, which in a
+    Thumb-2 kernel are two or four bytes apart.  Blocks outside vmlinux
+    (the module's loop and traced function) are left out.
+    """
     windows, blocks = read_profile(profile)
+    # A block ends in front of the next function at the latest
+    low = min(addr for addr, _, _ in blocks)
+    high = max(addr + 4 * insns for addr, insns, _ in blocks)
+    text = disassemble(vmlinux, low, high)
+    addrs = sorted(text)
     runs: Dict[int, int] = defaultdict(int)
     for addr, insns, execs in blocks:
-        for i in range(insns):
-            runs[addr + 4 * i] += execs
-    return windows * calls_per_window, runs
+        i = bisect.bisect_left(addrs, addr)
+        if i == len(addrs) or addrs[i] != addr:
+            continue
+        for a in addrs[i:i + insns]:
+            runs[a] += execs
+    return windows * calls_per_window, runs, text
 
 
 def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
                     calls_per_window: int) -> None:
     """Each of FUNCS' disassembly, each instruction with its runs per call."""
-    calls, runs = instruction_runs(profile, calls_per_window)
+    calls, runs, _ = instruction_runs(vmlinux, profile, calls_per_window)
     insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
     for func in funcs:
         dis = subprocess.run(
@@ -200,23 +226,11 @@ def class_counts(vmlinux: Path, profile: Path,
     Only kernel text is looked at; the module's own code (the timed loop
     and the traced function) holds none of them.
     """
-    calls, runs = instruction_runs(profile, calls_per_window)
-    low, high = min(runs), max(runs) + 4
-    dis = subprocess.run(
-        [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
-         f"--start-address=0x{low:x}", f"--stop-address=0x{high:x}",
-         str(vmlinux)], check=True, capture_output=True, text=True).stdout
-    insn = re.compile(r"^\s*([0-9a-f]+):\t(\S+)")
+    calls, runs, text = instruction_runs(vmlinux, profile, calls_per_window)
     counts = [0] * len(INSN_CLASSES)
-    for line in dis.splitlines():
-        m = insn.match(line)
-        if not m:
-            continue
-        ran = runs.get(int(m.group(1), 16), 0)
-        if not ran:
-            continue
+    for addr, ran in runs.items():
         for i, (_, pattern) in enumerate(INSN_CLASSES):
-            if pattern.match(m.group(2)):
+            if pattern.match(text[addr]):
                 counts[i] += ran
     return [c / calls for c in counts]
 
