@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from wbench.edit import patch_text, same_change  # noqa: E402
+from wbench.edit import changed, patch_text, same_change  # noqa: E402
 
 
 def git(repo: Path, *args: str) -> str:
@@ -75,3 +75,22 @@ def test_patch_text_is_the_commit_itself(history: Dict[str, str]) -> None:
     assert "Subject: [PATCH] C" in text
     assert "diff --git a/b.txt b/b.txt" in text
     assert "new.txt" not in text
+
+
+def test_patch_added_in_the_middle_leaves_the_later_ones(
+        history: Dict[str, str]) -> None:
+    """A new patch N between A and B: B and C moved, but made the same
+    change as before, so only N is to be written."""
+    repo = Path(history["repo"])
+    git(repo, "reset", "-q", "--hard", history["A"])
+    new = commit(repo, "N", {"n.txt": "n\n"})
+    git(repo, "cherry-pick", history["B"], history["C"])
+    revs = [history["A"], new, git(repo, "rev-parse", "HEAD^"),
+            git(repo, "rev-parse", "HEAD")]
+    origin = {"t/a.patch": history["A"], "t/b.patch": history["B"],
+              "t/c.patch": history["C"]}
+    names = ["t/a.patch", "t/n.patch", "t/b.patch", "t/c.patch"]
+    assert changed(repo, revs, names, origin) == [1]
+    # By position, as close once compared, B and C would look changed
+    by_position = dict(zip(names, origin.values()))
+    assert changed(repo, revs, names, by_position) == [1, 2, 3]

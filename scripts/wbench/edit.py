@@ -21,7 +21,7 @@ import argparse
 import re
 import shutil
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 from . import export
 from .common import REPO, WorkbenchError, log
@@ -46,8 +46,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     name, _, email = author.partition("<")
     export.git(dest, "config", "user.name", name.strip())
     export.git(dest, "config", "user.email", email.rstrip(">").strip())
-    (dest / ".git" / ORIGIN_FILE).write_text(
-        "\n".join(_revs(dest, "base..HEAD")) + "\n")
+    (dest / ".git" / ORIGIN_FILE).write_text("".join(
+        f"{rev} {patch.name}\n" for rev, patch in
+        zip(_revs(dest, "base..HEAD"), read_series())))
     log(f"edit-series: the series is on branch 'edit' of {dest}; change it "
         f"there, then run: scripts/workbench edit-series close {dest}")
     return 0
@@ -61,6 +62,16 @@ def same_change(repo: Path, rev: str, orig: str) -> bool:
         return [export.git(repo, "diff", f"{r}^", r),
                 export.git(repo, "log", "-1", "--format=%B", r)]
     return info(rev) == info(orig)
+
+
+def changed(repo: Path, revs: List[str], names: List[str],
+            origin: Dict[str, str]) -> List[int]:
+    """The positions of the commits REVS, of the patches NAMES, that do
+    not make the change that ORIGIN (patch name to commit at open) had
+    them make.  Matching by name, not by position, keeps a patch added
+    or moved in the middle from making every later one look changed."""
+    return [i for i, (rev, name) in enumerate(zip(revs, names))
+            if name not in origin or not same_change(repo, rev, origin[name])]
 
 
 def patch_text(repo: Path, rev: str, new_files: List[str]) -> str:
@@ -81,14 +92,16 @@ def cmd_close(args: argparse.Namespace) -> int:
     origin_file = dest / ".git" / ORIGIN_FILE
     if not origin_file.exists():
         raise WorkbenchError(f"{dest}: not opened with edit-series open")
-    origin = origin_file.read_text().split()
+    origin: Dict[str, str] = {}
+    for line in origin_file.read_text().splitlines():
+        rev, _, name = line.partition(" ")
+        origin[name] = rev
     series = read_series()
     revs = _revs(dest, "base..HEAD")
     if len(revs) != len(series):
         raise WorkbenchError(f"{dest} has {len(revs)} commits after base, "
                              f"patches/ lists {len(series)} patches")
-    written = 0
-    for i, (rev, patch) in enumerate(zip(revs, series)):
+    for rev, patch in zip(revs, series):
         for rel in patch.new_files:
             ours, theirs = REPO / rel, dest / rel
             if rel.endswith("/") or not theirs.exists():
@@ -96,8 +109,9 @@ def cmd_close(args: argparse.Namespace) -> int:
             if ours.read_bytes() != theirs.read_bytes():
                 log(f"edit-series: warning: {rel} differs in {dest}; new "
                     "files are written from this repository, not from there")
-        if i < len(origin) and same_change(dest, rev, origin[i]):
-            continue
+    todo = changed(dest, revs, [p.name for p in series], origin)
+    for i in todo:
+        rev, patch = revs[i], series[i]
         text = patch_text(dest, rev, patch.new_files)
         # A rewritten patch keeps the date it had
         date = re.search(r"^Date: .*$", patch.path.read_text(), re.M)
@@ -107,8 +121,7 @@ def cmd_close(args: argparse.Namespace) -> int:
                           flags=re.M)
         patch.path.write_text(text)
         log(f"edit-series: wrote patches/{patch.name}")
-        written += 1
-    log(f"edit-series: {written} patch(es) written")
+    log(f"edit-series: {len(todo)} patch(es) written")
     if args.remove:
         shutil.rmtree(dest)
     return 0
