@@ -114,3 +114,25 @@ def test_annotate_counts_each_instruction(tmp_path: Path,
     assert runs == [1.5, 1.5] + [1.0] * (n - 2)
     with pytest.raises(SystemExit):
         percall.print_annotated(obj, ["nosuch"], profile, 1000)
+
+
+def test_thumb2_blocks_map_to_their_instructions(tmp_path: Path) -> None:
+    """Thumb-2 code mixes 2- and 4-byte instructions: a block's
+    instructions are found in the disassembly, not every 4 bytes."""
+    src = tmp_path / "t.c"
+    src.write_text("int g;\nint t(int x)\n{\n\tg = x;\n"
+                   "\t__sync_synchronize();\n\treturn g + 1000000;\n}\n")
+    obj = tmp_path / "t.o"
+    subprocess.run([percall.arch.CROSS_COMPILE + "gcc", "-O2", "-mthumb",
+                    "-march=armv7-a", "-c", "-o", str(obj), str(src)],
+                   check=True)
+    text = percall.disassemble(obj, 0, 0x100)
+    sizes = {b - a for a, b in zip(sorted(text), sorted(text)[1:])}
+    assert sizes == {2, 4}, text
+    profile = tmp_path / "profile.txt"
+    profile.write_text(f"# windows 1\n0 {len(text)} 1000\n")
+    calls, runs, _ = percall.instruction_runs(obj, profile, 1000)
+    assert calls == 1000
+    assert sorted(runs) == sorted(text)
+    barriers, exclusives, counters = percall.class_counts(obj, profile, 1000)
+    assert (barriers, exclusives, counters) == (1.0, 0.0, 0.0)
