@@ -174,7 +174,7 @@ def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
     (the module's loop and traced function) are left out.
     """
     windows, blocks = read_profile(profile)
-    # A block ends in front of the next function at the latest
+    # No instruction is longer than four bytes: this bounds every block
     low = min(addr for addr, _, _ in blocks)
     high = max(addr + 4 * insns for addr, insns, _ in blocks)
     text = disassemble(vmlinux, low, high)
