@@ -152,15 +152,22 @@ def profile_table(profile: Path, symbols: Symbols,
     return calls, rows
 
 
-def disassemble(vmlinux: Path, low: int, high: int) -> Dict[int, str]:
-    """vmlinux's instructions from LOW up to HIGH, by address."""
+def objdump(vmlinux: Path, *selection: str) -> Dict[int, str]:
+    """The instructions of vmlinux that objdump's SELECTION options pick,
+    by address, in address order."""
     dis = subprocess.run(
         [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
-         f"--start-address=0x{low:x}", f"--stop-address=0x{high:x}",
-         str(vmlinux)], check=True, capture_output=True, text=True).stdout
+         *selection, str(vmlinux)],
+        check=True, capture_output=True, text=True).stdout
     insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
     return {int(m.group(1), 16): m.group(2)
             for m in map(insn.match, dis.splitlines()) if m}
+
+
+def disassemble(vmlinux: Path, low: int, high: int) -> Dict[int, str]:
+    """vmlinux's instructions from LOW up to HIGH, by address."""
+    return objdump(vmlinux, f"--start-address=0x{low:x}",
+                   f"--stop-address=0x{high:x}")
 
 
 def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
@@ -193,22 +200,17 @@ def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
                     calls_per_window: int) -> None:
     """Each of FUNCS' disassembly, each instruction with its runs per call."""
     calls, runs, _ = instruction_runs(vmlinux, profile, calls_per_window)
-    insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
     for func in funcs:
-        dis = subprocess.run(
-            [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
-             f"--disassemble={func}", str(vmlinux)],
-            check=True, capture_output=True, text=True).stdout
-        lines = [m for m in map(insn.match, dis.splitlines()) if m]
+        lines = objdump(vmlinux, f"--disassemble={func}")
         if not lines:
             raise SystemExit(f"{vmlinux}: no function {func}")
-        total = sum(runs.get(int(m.group(1), 16), 0) for m in lines) / calls
+        total = sum(runs.get(addr, 0) for addr in lines) / calls
         print(f"\n#### {func}: {total:,.1f} instructions per call\n")
         print("```")
-        for m in lines:
-            n = runs.get(int(m.group(1), 16), 0) / calls
+        for addr, text in lines.items():
+            n = runs.get(addr, 0) / calls
             cell = f"{n:6.2f}" if n else "     ."
-            print(f"{cell}  {m.group(1)}:  {m.group(2).expandtabs(8)}")
+            print(f"{cell}  {addr:x}:  {text.expandtabs(8)}")
         print("```")
 
 
