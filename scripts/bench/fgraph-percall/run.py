@@ -26,6 +26,7 @@ module only.
 import argparse
 import bisect
 import re
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -242,6 +243,28 @@ def profile_dir(work: Path, config: str, target: str, state: str) -> Path:
     return work / f"{config}-{target}-profile-{state}"
 
 
+KERNEL_FILES = ("vmlinux", "System.map")
+
+
+def keep_kernel(config: build.KernelConfig, work: Path) -> None:
+    """Copy the kernel a run profiles beside its results, so that a later
+    --report maps the profile with that kernel, not a rebuilt one."""
+    (work / config.name).mkdir(parents=True, exist_ok=True)
+    for name in KERNEL_FILES:
+        shutil.copyfile(config.build_dir / name, work / config.name / name)
+
+
+def profiled_kernel(config: build.KernelConfig, work: Path) -> Path:
+    """The directory with the vmlinux and System.map of CONFIG's run."""
+    kept = work / config.name
+    if all((kept / name).exists() for name in KERNEL_FILES):
+        return kept
+    print(f"{kept}: no kernel kept with the run; mapping its profiles with "
+          f"the latest build of {config.name}, which may be another kernel",
+          file=sys.stderr)
+    return config.build_dir
+
+
 def print_profile(config: str, state: str, calls: int,
                   rows: List[Tuple[str, float]], minimum: float) -> None:
     total = sum(n for _, n in rows)
@@ -289,10 +312,6 @@ def main() -> int:
         if not args.report:
             benchjob.build_config(name)
         config = loaded[name] = build.KernelConfig.load(name)
-        states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
-        targets = (["core"] if build.builds_in(
-            config, "CONFIG_SAMPLE_FTRACE_CALL_COST") else []) + ["module"]
-        columns += [(name, t) for t in targets]
         if args.report:
             result = work / name / "result.txt"
             if not result.exists():
@@ -300,7 +319,16 @@ def main() -> int:
                                  f"{work} (--configs names the configs "
                                  f"of that run)")
             results[name] = read_result(result)
+            # The run's targets, not those of the config's latest build
+            columns += [(name, t) for t in
+                        dict.fromkeys(t for t, _ in results[name])]
             continue
+        states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
+        targets = (["core"] if build.builds_in(
+            config, "CONFIG_SAMPLE_FTRACE_CALL_COST") else []) + ["module"]
+        columns += [(name, t) for t in targets]
+        if args.profile:
+            keep_kernel(config, work)
         module = build.external_module(
             config, "ftrace-call-cost-mod", [MODULE_SOURCE], work)
         results[name] = boot(name, targets, states, args.calls, work / name,
@@ -338,12 +366,12 @@ def main() -> int:
             pdir = profile_dir(work, name, target, state)
             if not (pdir / "profile.txt").exists():
                 continue
-            symbols = Symbols(loaded[name].build_dir / "System.map",
-                              pdir / "kallsyms")
+            kernel = profiled_kernel(loaded[name], work)
+            symbols = Symbols(kernel / "System.map", pdir / "kallsyms")
             calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
             print_profile(f"{name} ({target})", state, calls, rows, args.min)
             if args.annotate:
-                print_annotated(loaded[name].build_dir / "vmlinux",
+                print_annotated(kernel / "vmlinux",
                                 args.annotate, pdir / "profile.txt", 1000)
 
     profiled = [(name, target, state) for name, target in columns
@@ -359,7 +387,8 @@ def main() -> int:
         print("|---|---|" + "---|" * len(INSN_CLASSES))
         for name, target, state in profiled:
             pdir = profile_dir(work, name, target, state)
-            counts = class_counts(loaded[name].build_dir / "vmlinux",
+            counts = class_counts(profiled_kernel(loaded[name], work)
+                                  / "vmlinux",
                                   pdir / "profile.txt", 1000)
             print(f"| {name} ({target}) | {STATE_TEXT[state]} | " +
                   " | ".join(f"{c:.1f}" for c in counts) + " |")
