@@ -5,6 +5,7 @@
 import importlib.util
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,29 @@ def test_read_result_keys_by_target_and_state(tmp_path: Path) -> None:
     assert set(found) == {("core", "graph"), ("module", "nop")}
     assert percall.field(found[("core", "graph")], "overhead_ns") == 1923.0
     assert percall.field(found[("module", "nop")], "untraced_ns") == 11.07
+
+
+def test_report_maps_profiles_with_the_kernel_of_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    build_dir = tmp_path / "build"
+    build_dir.mkdir()
+    config = types.SimpleNamespace(name="benchfg-fentry", build_dir=build_dir)
+    for name in percall.KERNEL_FILES:
+        (build_dir / name).write_text(f"profiled {name}\n")
+    work = tmp_path / "work"
+    percall.keep_kernel(config, work)
+    # The config is rebuilt after the run: the report must not notice.
+    for name in percall.KERNEL_FILES:
+        (build_dir / name).write_text(f"rebuilt {name}\n")
+    kernel = percall.profiled_kernel(config, work)
+    assert (kernel / "System.map").read_text() == "profiled System.map\n"
+    assert (kernel / "vmlinux").read_text() == "profiled vmlinux\n"
+    assert capsys.readouterr().err == ""
+
+    # A run that kept no kernel falls back to the build, and says so.
+    (work / "benchfg-fentry" / "vmlinux").unlink()
+    assert percall.profiled_kernel(config, work) == build_dir
+    assert "may be another kernel" in capsys.readouterr().err
 
 
 def test_field_negative_and_missing() -> None:
