@@ -17,10 +17,11 @@ def write_result(keep: Path, config: str, state: str, lines: str) -> None:
     (d / "result.txt").write_text(f"state {state}\nkernel 6.12.117\n" + lines)
 
 
-def report(keep: Path) -> str:
+def report(keep: Path, only: str = "notrace,benchfg-fentry",
+           *options: str) -> str:
     proc = subprocess.run(
         [sys.executable, str(RUN_PY), "--report", str(keep),
-         "--only", "notrace,benchfg-fentry"],
+         "--only", only, *options],
         capture_output=True, text=True, check=True)
     return proc.stdout
 
@@ -67,3 +68,20 @@ def test_rounds_without_counts_show_no_in_round_figure(
                  "iterations 1\nelapsed_ns 100000000\n")
     function = row(report(tmp_path), "function (fentry)")
     assert function[-2:] == ["-", "-"]
+
+
+def test_fentry_rows_run_on_a_variant_config(tmp_path: Path) -> None:
+    """--fentry-config puts a variant of benchfg-fentry in the fentry
+    rows, under its own name, against the same TRACE=n floor."""
+    write_result(tmp_path, "notrace", "notrace",
+                 "iterations 10\nelapsed_ns 600000000\n")
+    write_result(tmp_path, "benchfg-fentry-lpae", "function",
+                 "iterations 1\nelapsed_ns 100000000\n"
+                 "events_written 100000\n")
+    out = report(tmp_path, "notrace,benchfg-fentry-lpae",
+                 "--fentry-config", "benchfg-fentry-lpae")
+    function = row(out, "function (benchfg-fentry-lpae)")
+    assert function[1] == "benchfg-fentry-lpae"
+    # (1.0 s - 0.6 s) / 1 M calls, the round scaled to ten iterations
+    assert function[-1] == "400"
+    assert "(fentry)" not in out

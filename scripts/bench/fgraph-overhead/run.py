@@ -101,11 +101,21 @@ def main() -> int:
                     help="also the full stock and patched configs")
     ap.add_argument("--only", default="",
                     help="comma-separated configs to run (default all)")
+    ap.add_argument("--fentry-config", default="benchfg-fentry",
+                    metavar="CONFIG",
+                    help="run the (fentry) rows on CONFIG, a variant of "
+                         "%(default)s such as benchfg-fentry-lpae "
+                         "(default %(default)s)")
     benchjob.add_run_options(ap)
     args = ap.parse_args()
 
     rows = (ROWS + (THRESH_ROWS if args.thresh else [])
             + (FULL_ROWS if args.full else []))
+    if args.fentry_config != "benchfg-fentry":
+        rows = [(label.replace("fentry", args.fentry_config),
+                 args.fentry_config, state)
+                if config == "benchfg-fentry" else (label, config, state)
+                for label, config, state in rows]
     if args.only:
         keep = set(args.only.split(","))
         rows = [r for r in rows if r[1] in keep]

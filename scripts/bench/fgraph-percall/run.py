@@ -25,6 +25,7 @@ module only.
 
 import argparse
 import bisect
+import functools
 import re
 import shutil
 import subprocess
@@ -171,10 +172,12 @@ def disassemble(vmlinux: Path, low: int, high: int) -> Dict[int, str]:
                    f"--stop-address=0x{high:x}")
 
 
+@functools.lru_cache(maxsize=None)
 def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
                      ) -> Tuple[int, Dict[int, int], Dict[int, str]]:
     """The calls profiled, how often each kernel instruction ran, and the
-    instructions that ran.
+    instructions that ran; cached, as the annotation and the barrier
+    counts read the same profile.
 
     A block is known by its start address and instruction count; the
     disassembly gives the addresses of its instructions, which in a
@@ -361,23 +364,22 @@ def main() -> int:
               f"{c} {t} {s}: {r}" for c in configs
               for (t, s), r in results[c].items()))
 
-    for name, target in columns:
-        for state in args.profile:
-            pdir = profile_dir(work, name, target, state)
-            if not (pdir / "profile.txt").exists():
-                continue
-            kernel = profiled_kernel(loaded[name], work)
-            symbols = Symbols(kernel / "System.map", pdir / "kallsyms")
-            calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
-            print_profile(f"{name} ({target})", state, calls, rows, args.min)
-            if args.annotate:
-                print_annotated(kernel / "vmlinux",
-                                args.annotate, pdir / "profile.txt", 1000)
-
     profiled = [(name, target, state) for name, target in columns
                 for state in args.profile
                 if (profile_dir(work, name, target, state) /
                     "profile.txt").exists()]
+    kernels = {name: profiled_kernel(loaded[name], work)
+               for name in dict.fromkeys(name for name, _, _ in profiled)}
+    for name, target, state in profiled:
+        pdir = profile_dir(work, name, target, state)
+        kernel = kernels[name]
+        symbols = Symbols(kernel / "System.map", pdir / "kallsyms")
+        calls, rows = profile_table(pdir / "profile.txt", symbols, 1000)
+        print_profile(f"{name} ({target})", state, calls, rows, args.min)
+        if args.annotate:
+            print_annotated(kernel / "vmlinux",
+                            args.annotate, pdir / "profile.txt", 1000)
+
     if profiled:
         print("\n### Instructions that cost more than one on hardware\n")
         print("Per traced call, from the same profiles: icount counts each "
@@ -387,8 +389,7 @@ def main() -> int:
         print("|---|---|" + "---|" * len(INSN_CLASSES))
         for name, target, state in profiled:
             pdir = profile_dir(work, name, target, state)
-            counts = class_counts(profiled_kernel(loaded[name], work)
-                                  / "vmlinux",
+            counts = class_counts(kernels[name] / "vmlinux",
                                   pdir / "profile.txt", 1000)
             print(f"| {name} ({target}) | {STATE_TEXT[state]} | " +
                   " | ".join(f"{c:.1f}" for c in counts) + " |")
