@@ -187,6 +187,46 @@ def test_topics_apply_in_the_order_of_their_names(
         topics[1].cover_letter()
 
 
+def _three_topics(repo: Path) -> None:
+    """01-foo, then 02-bar and 03-baz, each changing foo() again."""
+    for n, (old, new) in ((2, ("return 2;", "return 4;")),
+                          (3, ("return 4;", "return 8;"))):
+        topic = repo / "patches" / f"0{n}-t{n}"
+        topic.mkdir()
+        (topic / f"000{n}-foo.patch").write_text(
+            make_patch(f"000{n}", f"kernel: Step {n}", old, new))
+        (topic / "series").write_text(f"000{n}-foo.patch\n")
+
+
+def test_requires_lists_earlier_topics_in_order(
+        setup: tuple[Path, Path]) -> None:
+    _, repo = setup
+    _three_topics(repo)
+    (repo / "patches/02-t2/requires").write_text("01-foo\n")
+    (repo / "patches/03-t3/requires").write_text("# what 03 needs\n"
+                                                 "01-foo\n02-t2\n")
+    topics = read_topics(repo)
+    assert [t.requires for t in topics] == [[], ["01-foo"],
+                                            ["01-foo", "02-t2"]]
+
+
+@pytest.mark.parametrize("listed, message", [
+    ("02-t2\n", "02-t2 requires 01-foo: list it too"),
+    ("03-t3\n", "03-t3 is not a topic that comes before"),
+    ("02-t2\n01-foo\n", "in the order the topics apply"),
+    ("01-foo\n01-foo\n02-t2\n", "list each topic once"),
+])
+def test_bad_requires_is_refused(setup: tuple[Path, Path], listed: str,
+                                 message: str) -> None:
+    _, repo = setup
+    _three_topics(repo)
+    (repo / "patches/02-t2/requires").write_text("01-foo\n")
+    (repo / "patches/03-t3/requires").write_text(listed)
+    with pytest.raises(WorkbenchError,
+                       match=f"patches/03-t3/requires: .*{message}"):
+        read_topics(repo)
+
+
 def test_not_for_posting_comes_last(setup: tuple[Path, Path]) -> None:
     _, repo = setup
     local = repo / "patches" / "00-tools-not-for-posting"

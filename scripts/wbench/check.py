@@ -39,8 +39,9 @@ def failure(text: str) -> None:
 
 def step_series() -> Counts:
     """Each topic series applies on the base and the topics before it,
-    and is clean upstream-style; one check per topic, and one for the
-    MAINTAINERS entries of the new files."""
+    and on the base plus only the topics it requires, and is clean
+    upstream-style; one check per topic, and one for the MAINTAINERS
+    entries of the new files."""
     read_series()
     prepare_kernel(base_tree(), dry_run=True)
     repo = export.base_repo()
@@ -225,7 +226,8 @@ def step_mcount() -> Counts:
 
 
 STEPS: List[Tuple[str, Callable[[], Counts]]] = [
-    ("series: each topic applies in order, checkpatch --strict, git am",
+    ("series: each topic applies in order and on its stated base, "
+     "checkpatch --strict, git am",
      step_series),
     ("workbench and prepare-kernel host tests", pytest_step(
         "scripts/tests/test_prepare.py", "scripts/tests/test_edit.py",

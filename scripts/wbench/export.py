@@ -5,9 +5,12 @@ The patches are replayed as commits on a git repository of the base
 (new files folded into the patch that their topic's series assigns them
 to), then each topic is written out with git format-patch into a
 directory of its own, NN-topic/, with the cover letter of
-patches/NN-topic/cover-letter.  --check runs checkpatch.pl --strict on
-each patch and applies the topics with git am, one after the other, to a
-clean base; --build-each builds the patched config after every patch
+patches/NN-topic/cover-letter and a closing paragraph that names the
+base and the topics it requires.  --check runs checkpatch.pl --strict on
+each patch, applies the topics with git am, one after the other, to a
+clean base, and applies each topic alone on the base plus the topics it
+requires; --build-topics builds each topic that way; --build-each builds
+the patched config after every patch of the whole series
 (bisectability).
 """
 
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from . import build
-from .base import base_tree
+from .base import base_tree, kernel_version
 from .common import REPO, WorkbenchError, cache_dir, log, run
 from .series import Topic, read_series, read_topics, touched_files
 
@@ -84,6 +87,19 @@ def replay(repo: Path) -> List[Topic]:
     return topics
 
 
+def base_paragraph(topic: Topic, topics: List[Topic]) -> str:
+    """The cover letter's last paragraph: what the topic applies to."""
+    base = f"Linux {kernel_version(base_tree())}"
+    if not topic.requires:
+        return f"Base: {base}, with no other series before it."
+    by_name = {t.name: t for t in topics}
+    lines = [f"Base: {base}, after these series, in this order:"]
+    for name in topic.requires:
+        lines.append(f"- {by_name[name].cover_letter()[0]} "
+                     f"(patches/{name}/)")
+    return "\n".join(lines)
+
+
 def write_series(repo: Path, topics: List[Topic],
                  out: Path) -> List[Tuple[Topic, List[Path]]]:
     """git format-patch each topic into out/NN-topic/, cover letter
@@ -104,7 +120,8 @@ def write_series(repo: Path, topics: List[Topic],
         subject, blurb = topic.cover_letter()
         text = cover.read_text()
         text = text.replace("*** SUBJECT HERE ***", subject)
-        text = text.replace("*** BLURB HERE ***", blurb.strip())
+        text = text.replace("*** BLURB HERE ***", blurb.strip() + "\n\n" +
+                            base_paragraph(topic, topics))
         cover.write_text(text)
         written.append((topic, sorted(p for p in dest.glob("0*.patch")
                                       if p != cover)))
@@ -155,11 +172,7 @@ def check(repo: Path,
             if proc.returncode != 0:
                 mine.append(f"{topic.name}: checkpatch --strict: "
                             f"{patch.name}:\n" + proc.stdout.rstrip())
-    am = cache_dir() / "series" / "am"
-    if am.exists():
-        git(repo, "worktree", "remove", "--force", str(am))
-    git(repo, "worktree", "prune")
-    git(repo, "worktree", "add", "-q", "--detach", str(am), "base")
+    am = am_worktree(repo)
     for topic, patches in written:
         proc = run(["git", "-C", str(am), "-c", "user.name=workbench", "-c",
                     "user.email=workbench@localhost", "am", "-q"] +
@@ -176,7 +189,70 @@ def check(repo: Path,
                 f"{topic.name}: git am gave a different tree than the "
                 "series")
             break
+    for topic, _ in written:
+        failed = apply_on_own_base(am, topic, written)
+        if failed:
+            problems[topic.name].append(failed)
     return {key: lines for key, lines in problems.items() if lines}
+
+
+def am_worktree(repo: Path) -> Path:
+    """A fresh worktree of the series repository, at the base."""
+    am = cache_dir() / "series" / "am"
+    if am.exists():
+        git(repo, "worktree", "remove", "--force", str(am))
+    git(repo, "worktree", "prune")
+    git(repo, "worktree", "add", "-q", "--detach", str(am), "base")
+    return am
+
+
+def apply_on_own_base(am: Path, topic: Topic,
+                      written: List[Tuple[Topic, List[Path]]]) -> str:
+    """Reset the worktree AM to the base, then git am the topics TOPIC
+    requires and TOPIC itself: what a maintainer does with the series
+    and its stated prerequisites.  Returns what failed, or ""."""
+    patches = {t.name: files for t, files in written}
+    git(am, "reset", "-q", "--hard", "base")
+    git(am, "clean", "-q", "-f", "-d", "-x")
+    for name in topic.requires + [topic.name]:
+        proc = run(["git", "-C", str(am), "-c", "user.name=workbench", "-c",
+                    "user.email=workbench@localhost", "am", "-q"] +
+                   [str(p) for p in patches[name]], env=GIT_ENV,
+                   capture=True, check=False)
+        if proc.returncode != 0:
+            run(["git", "-C", str(am), "am", "--abort"], env=GIT_ENV,
+                capture=True, check=False)
+            stated = ", ".join(topic.requires) or "no other topic"
+            return (f"{topic.name}: does not apply on the base plus the "
+                    f"topics it requires ({stated}); git am of {name} "
+                    "failed:\n" + proc.stdout)
+    return ""
+
+
+def build_topics(repo: Path,
+                 written: List[Tuple[Topic, List[Path]]]) -> List[str]:
+    """Build the patched config with each topic applied alone on the base
+    plus the topics it requires (options of the config that need other
+    topics are left out)."""
+    problems = []
+    config = build.KernelConfig.load("patched")
+    config.name = "topics"
+    am = am_worktree(repo)
+    for i, (topic, _) in enumerate(written, 1):
+        log(f"series: build {i}/{len(written)}: {topic.name} on the base "
+            f"plus {', '.join(topic.requires) or 'nothing'}")
+        failed = apply_on_own_base(am, topic, written)
+        if failed:
+            problems.append(failed)
+            continue
+        try:
+            build.configure(config, am, strict=False)
+            run(build.make_args(config, am) + ["zImage", "modules"],
+                what=f"build of {topic.name}")
+        except WorkbenchError as exc:
+            problems.append(f"{topic.name}: does not build on the base "
+                            f"plus what it requires: {exc}")
+    return problems
 
 
 def build_at(repo: Path, head: str, revs: List[str]) -> List[str]:
@@ -230,7 +306,7 @@ def cmd_series(args: argparse.Namespace) -> int:
     if args.build_each:
         problems += build_each(repo, head, count, args.build_from)
     elif args.build_topics:
-        problems += build_at(repo, head, [topic_tag(t) for t in topics])
+        problems += build_topics(repo, written)
     for p in problems:
         log(f"series: {p}")
     if args.check or args.build_each or args.build_topics:
@@ -252,8 +328,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="also build the patched config after every patch "
                    "(slow)")
     p.add_argument("--build-topics", action="store_true",
-                   help="build the patched config after the last patch of "
-                   "each topic")
+                   help="build the patched config with each topic applied "
+                   "on the base plus the topics it requires")
     p.add_argument("--from", dest="build_from", type=int, default=1,
                    metavar="N", help="with --build-each: start at patch N, "
                    "without the checks of --check")

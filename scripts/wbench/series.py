@@ -12,7 +12,11 @@ every new file under that directory).  Every new file belongs to exactly
 one patch.  A topic whose name ends in "-not-for-posting" holds what
 exists only to measure: it applies last and is never sent upstream.
 An optional file "subject-prefix" replaces the "PATCH" of the subjects
-(for instance "PATCH 6.12.y" for fixes meant for one stable tree).
+(for instance "PATCH 6.12.y" for fixes meant for one stable tree).  An
+optional file "requires" names, one per line, the earlier topics that must
+be applied before this one (all of them: the prerequisites of a
+prerequisite are listed too); without it the topic applies to the base
+alone.
 """
 
 from __future__ import annotations
@@ -130,6 +134,17 @@ class Topic:
             return custom.read_text().strip()
         return "PATCH" if self.for_posting else "NOT FOR POSTING"
 
+    @property
+    def requires(self) -> List[str]:
+        """The names of the topics this one applies after, from its
+        "requires" file, in the order they apply."""
+        listed = self.path / "requires"
+        if not listed.is_file():
+            return []
+        return [line.split("#", 1)[0].strip()
+                for line in listed.read_text().splitlines()
+                if line.split("#", 1)[0].strip()]
+
     def cover_letter(self) -> Tuple[str, str]:
         """The cover letter's subject and text."""
         where = f"patches/{self.name}/cover-letter"
@@ -161,6 +176,7 @@ def read_topics(repo: Path = REPO) -> List[Topic]:
     if posting != sorted(posting, reverse=True):
         raise WorkbenchError("patches/: the -not-for-posting topics must "
                              "come after all the others")
+    _check_requires(topics)
     owner: Dict[str, str] = {}
     seen: List[str] = []
     for topic in topics:
@@ -172,6 +188,29 @@ def read_topics(repo: Path = REPO) -> List[Topic]:
             "\n  ".join(unassigned) +
             "\n  list each under the patch that adds it")
     return topics
+
+
+def _check_requires(topics: List[Topic]) -> None:
+    """Each topic requires earlier topics only, in their order, and with
+    everything they require in turn."""
+    earlier: Dict[str, Topic] = {}
+    for topic in topics:
+        where = f"patches/{topic.name}/requires"
+        needed = topic.requires
+        for name in needed:
+            if name not in earlier:
+                raise WorkbenchError(f"{where}: {name} is not a topic that "
+                                     "comes before this one")
+            missing = [n for n in earlier[name].requires if n not in needed]
+            if missing:
+                raise WorkbenchError(f"{where}: {name} requires "
+                                     f"{', '.join(missing)}: list it too")
+        order = [t.name for t in topics]
+        if needed != sorted(needed, key=order.index) or \
+                len(set(needed)) != len(needed):
+            raise WorkbenchError(f"{where}: list each topic once, in the "
+                                 "order the topics apply")
+        earlier[topic.name] = topic
 
 
 def _read_topic(repo: Path, topic: Topic, owner: Dict[str, str],
