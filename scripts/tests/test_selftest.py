@@ -15,7 +15,8 @@ from wbench.common import WorkbenchError  # noqa: E402
 from wbench import selftest  # noqa: E402
 from wbench.selftest import (CRASHES, EXPECTED, Results,  # noqa: E402
                              Watcher, baseline, compare, confirm,
-                             expected_path, load_reasons, save_expected)
+                             expected_path, load_reasons, problem_test,
+                             save_expected)
 
 
 def feed(watcher: Watcher, text: str) -> list[str]:
@@ -81,6 +82,35 @@ def test_compare_finds_regressions_and_failing_project_tests() -> None:
         "regression: c.tc: PASS on stock, UNRESOLVED here",
         "project test failed: own.tc: FAIL",
         "project test did not run: missing.tc"]
+
+
+def test_a_test_stock_could_not_run_must_not_crash() -> None:
+    stock = Results({"u.tc": "UNSUPPORTED", "r.tc": "UNRESOLVED",
+                     "f.tc": "FAIL", "v.tc": "UNSUPPORTED"})
+    got = Results({"u.tc": "OOPS", "r.tc": "HANG", "f.tc": "PANIC",
+                   "v.tc": "FAIL"})
+    assert compare(stock, got, []) == [
+        "crash: r.tc: UNRESOLVED on stock, HANG here",
+        "crash: u.tc: UNSUPPORTED on stock, OOPS here"]
+
+
+def test_what_the_series_claims_to_fix_must_pass() -> None:
+    stock = Results({"fixed.tc": "FAIL", "kept.tc": "PASS",
+                     "still.tc": "FAIL", "gone.tc": "UNSUPPORTED"})
+    claims = Results({"fixed.tc": "PASS", "kept.tc": "PASS",
+                      "still.tc": "FAIL", "gone.tc": "PASS"})
+    got = Results({"fixed.tc": "FAIL", "kept.tc": "PASS",
+                   "still.tc": "FAIL", "gone.tc": "UNSUPPORTED"})
+    assert compare(stock, got, [], claims=claims) == [
+        "claim: fixed.tc: PASS in ftracetest-patched.txt, FAIL here",
+        "claim: gone.tc: PASS in ftracetest-patched.txt, UNSUPPORTED here"]
+    assert compare(stock, got, []) == []
+    assert [problem_test(p) for p in compare(stock, got, [], claims=claims)
+            ] == ["fixed.tc", "gone.tc"]
+
+
+def test_patched_results_are_claims_not_a_baseline() -> None:
+    assert baseline("patched") == "stock"
 
 
 def test_confirm_runs_failures_again_and_keeps_flaky_ones_apart(

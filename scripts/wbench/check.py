@@ -191,7 +191,8 @@ def ftracetest(config: build.KernelConfig, patterns: List[str],
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in selftest.project_tests() if t in tests]
     problems, flaky = selftest.confirm(config, selftest.Results.load(
-        selftest.EXPECTED), got, own, 2, 300, out)
+        selftest.EXPECTED), got, own, 2, 300, out,
+        claims=selftest.claims_for(config.name))
     for p in problems:
         failure(p)
     for p in flaky:

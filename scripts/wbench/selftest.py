@@ -8,10 +8,14 @@ HANG, PANIC or OOPS and the guest is booted again for the tests left.
 
 The stock kernel's results are kept in scripts/expected/.  On any other
 config a test that passes on stock and does not pass there is a
-regression, and each of this project's own .tc cases must pass.  A config
-that cannot match stock (the Thumb-2 one, where a kprobe test oopses the
-guest) has its own expected results, ftracetest-CONFIG.txt, which then
-take the place of stock's.
+regression, one that stock could not run (UNSUPPORTED, UNRESOLVED) must
+not crash the guest, and each of this project's own .tc cases must pass.
+A config that cannot match stock (the Thumb-2 one) has its own expected
+results, ftracetest-CONFIG.txt, which then take the place of stock's.
+The patched config's file, ftracetest-patched.txt, is different: it
+records what the series claims, and is checked on top of stock's.  A
+test that passes there but not on stock is one the series makes pass,
+and must pass on patched.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ RESULTS = ("PASS", "FAIL", "UNRESOLVED", "UNTESTED", "UNSUPPORTED", "XFAIL",
 # Kinds of result the workbench adds when a test takes the guest down.
 CRASHES = ("HANG", "PANIC", "OOPS")
 GOOD = ("PASS",)
+# Results of a test that could not run what it tests.
+NOT_RUN = ("UNSUPPORTED", "UNRESOLVED")
 
 # The start of a test job: what the suite needs that busybox lacks
 # (guest.suite_tools()), with dash as /bin/sh.
@@ -80,9 +86,23 @@ def expected_path(config: str) -> Path:
     return EXPECTED.with_name(f"ftracetest-{config}.txt")
 
 
+# What the series claims: a full run of the patched config.
+CLAIMS_CONFIG = "patched"
+
+
 def baseline(config: str) -> str:
     """The config whose expected results config is compared with."""
-    return config if expected_path(config).exists() else "stock"
+    own = config != CLAIMS_CONFIG and expected_path(config).exists()
+    return config if own else "stock"
+
+
+def claims_for(config: str) -> Optional["Results"]:
+    """The results the series claims, when config is the one they were
+    recorded on and they are kept."""
+    path = expected_path(CLAIMS_CONFIG)
+    if config != CLAIMS_CONFIG or not path.exists():
+        return None
+    return Results.load(path)
 
 
 def all_tests(tree: Path) -> List[str]:
@@ -265,8 +285,10 @@ def crash_kind(failure: str, oopsed: bool) -> str:
 
 
 def compare(expected: Results, got: Results, own: List[str],
-            base: str = "stock") -> List[str]:
-    """What counts as a failure of got against base's expected results."""
+            base: str = "stock",
+            claims: Optional[Results] = None) -> List[str]:
+    """What counts as a failure of got against base's expected results,
+    and against what the series claims to make pass, if given."""
     problems = []
     for name, was in sorted(expected.results.items()):
         now = got.results.get(name)
@@ -274,6 +296,14 @@ def compare(expected: Results, got: Results, own: List[str],
             continue
         if was in GOOD and now not in GOOD:
             problems.append(f"regression: {name}: {was} on {base}, {now} here")
+        elif was in NOT_RUN and now in CRASHES:
+            problems.append(f"crash: {name}: {was} on {base}, {now} here")
+    for name, claimed in sorted((claims or Results()).results.items()):
+        now = got.results.get(name)
+        if claimed in GOOD and expected.results.get(name) not in GOOD and \
+                now is not None and now not in GOOD:
+            problems.append(f"claim: {name}: {claimed} in "
+                            f"{expected_path(CLAIMS_CONFIG).name}, {now} here")
     for test in own:
         for name in (test, test + "(instance)"):
             now = got.results.get(name)
@@ -286,7 +316,8 @@ def compare(expected: Results, got: Results, own: List[str],
 
 def confirm(config: build.KernelConfig, expected: Results, got: Results,
             own: List[str], smp: int, per_test_timeout: float,
-            out_dir: Path, base: str = "stock") -> Tuple[List[str], List[str]]:
+            out_dir: Path, base: str = "stock",
+            claims: Optional[Results] = None) -> Tuple[List[str], List[str]]:
     """Compare with base; run each suspected failure once more.
 
     Under TCG on a loaded host a few timing-sensitive tests fail now and
@@ -295,7 +326,7 @@ def confirm(config: build.KernelConfig, expected: Results, got: Results,
     second time is returned apart, as flaky, for the caller to show.
     Returns (problems, flaky).
     """
-    problems = compare(expected, got, own, base)
+    problems = compare(expected, got, own, base, claims)
     suspects = sorted({problem_test(p) for p in problems})
     if not suspects:
         return problems, []
@@ -303,7 +334,7 @@ def confirm(config: build.KernelConfig, expected: Results, got: Results,
     again = run_tests(config, suspects, smp, per_test_timeout,
                       out_dir / "retry")
     still = {problem_test(p) for p in compare(
-        expected, again, [t for t in own if t in suspects], base)}
+        expected, again, [t for t in own if t in suspects], base, claims)}
     flaky = [p for p in problems if problem_test(p) not in still]
     for p in flaky:
         log(f"selftest: flaky, passed on the second run: {p}")
@@ -360,7 +391,8 @@ def judge(config: build.KernelConfig, got: Results, own: List[str],
         raise WorkbenchError(f"{EXPECTED} is missing: run "
                              "scripts/workbench selftest stock --save-expected")
     problems, _ = confirm(config, Results.load(expected_path(base)), got,
-                          own, smp, per_test_timeout, out_dir, base)
+                          own, smp, per_test_timeout, out_dir, base,
+                          claims_for(config.name))
     for p in problems:
         log(f"{what}: {p}")
     log(f"{what}: {len(problems)} problem(s) against the {base} results")
