@@ -12,6 +12,10 @@ guarded-writer suites, kprobes and fprobe), on its QEMU ARM machine:
 
 plus a build directory under .cache/build and ccache.  Arguments after
 the options go to kunit.py (e.g. a filter glob: 'ring_buffer_rewind.*').
+--thumb2 builds a Thumb-2 kernel instead (CONFIG_THUMB2_KERNEL, with the
+hook before the prologue too), in a build directory of its own: the
+kprobes suite's cases that register a probe by function pointer need it
+to see the Thumb bit.
 """
 
 from __future__ import annotations
@@ -30,27 +34,30 @@ KUNITCONFIG = "kernel/trace"
 ARM_OPTIONS = ["CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y"]
 
 
-def kunit_command(tree: Path, json_out: Path, extra: List[str]) -> List[str]:
+def kunit_command(tree: Path, json_out: Path, extra: List[str],
+                  thumb2: bool = False) -> List[str]:
+    build_dir = "kunit-thumb2" if thumb2 else "kunit-arm"
     cmd = [str(tree / "tools" / "testing" / "kunit" / "kunit.py"), "run",
            f"--arch={arch.ARCH}", f"--cross_compile={arch.CROSS_COMPILE}",
            f"--kunitconfig={KUNITCONFIG}",
            # two CPUs: the stress suite's writers then race a reader on
            # another CPU
            "--qemu_args=-smp 2",
-           f"--build_dir={cache_dir() / 'build' / 'kunit-arm'}",
+           f"--build_dir={cache_dir() / 'build' / build_dir}",
            f"--make_options=CC={build.compiler()}", f"--json={json_out}"]
-    for option in ARM_OPTIONS:
+    for option in ARM_OPTIONS + (["CONFIG_THUMB2_KERNEL=y"] if thumb2
+                                 else []):
         cmd += ["--kconfig_add", option]
     return cmd + extra
 
 
-def run_kunit(json_out: Path, extra: List[str]) -> int:
+def run_kunit(json_out: Path, extra: List[str], thumb2: bool = False) -> int:
     """kunit.py's exit status; its results go to json_out."""
     need_commands(arch.HOST_TOOLS)
     tree = build.patched_tree()
     json_out.parent.mkdir(parents=True, exist_ok=True)
     json_out.unlink(missing_ok=True)
-    return run(kunit_command(tree, json_out, extra), cwd=tree,
+    return run(kunit_command(tree, json_out, extra, thumb2), cwd=tree,
                check=False).returncode
 
 
@@ -67,7 +74,7 @@ def test_cases(json_out: Path) -> Iterator[Tuple[str, str]]:
 
 def cmd_kunit(args: argparse.Namespace) -> int:
     json_out = cache_dir() / "kunit" / "results.json"
-    status = run_kunit(json_out, args.kunit_args)
+    status = run_kunit(json_out, args.kunit_args, args.thumb2)
     if json_out.exists():
         log(f"kunit: results in {json_out}")
     return status
@@ -78,6 +85,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                        "kunit.py on its QEMU ARM machine",
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--thumb2", action="store_true",
+                   help="build a Thumb-2 kernel (own build directory)")
     p.add_argument("kunit_args", nargs=argparse.REMAINDER,
                    help="passed on to kunit.py run")
     p.set_defaults(func=cmd_kunit)
