@@ -227,6 +227,21 @@ def test_bad_requires_is_refused(setup: tuple[Path, Path], listed: str,
         read_topics(repo)
 
 
+def test_series_upto_a_patch_applies_only_that_far(
+        setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    tree, repo = setup
+    _three_topics(repo)
+    monkeypatch.setenv("WB_SERIES_UPTO", "02-t2/0002-foo.patch")
+    prepare_kernel(tree, repo=repo)
+    assert "return 4;" in (tree / "kernel/foo.c").read_text()
+    monkeypatch.setenv("WB_SERIES_UPTO", "")
+    prepare_kernel(tree, repo=repo)
+    assert "return 8;" in (tree / "kernel/foo.c").read_text()
+    monkeypatch.setenv("WB_SERIES_UPTO", "02-t2/none.patch")
+    with pytest.raises(WorkbenchError, match="no such patch"):
+        prepare_kernel(tree, repo=repo)
+
+
 def test_not_for_posting_comes_last(setup: tuple[Path, Path]) -> None:
     _, repo = setup
     local = repo / "patches" / "00-tools-not-for-posting"

@@ -24,7 +24,7 @@ from . import arch
 from .base import base_tree
 from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
                      need_commands, run, write_if_changed)
-from .prepare import prepare_kernel
+from .prepare import UPTO_ENV, prepare_kernel
 
 CONFIG_DIR = SCRIPTS / "configs"
 
@@ -78,7 +78,14 @@ class KernelConfig:
 
 
 def patched_tree() -> Path:
-    """The base copied once, with the series applied (kept up to date)."""
+    """The base copied once, with the series applied (kept up to date):
+    up to the patch that WB_SERIES_UPTO names, if set, which then needs a
+    cache of its own (WB_CACHE) so that the builds of the whole series
+    stay as they are."""
+    if os.environ.get(UPTO_ENV) and "WB_CACHE" not in os.environ:
+        raise WorkbenchError(f"{UPTO_ENV} needs WB_CACHE set too: the "
+                             "series up to a patch is built in a cache of "
+                             "its own")
     base = base_tree()
     tree = cache_dir() / "src" / "linux-patched"
     stamp = tree / ".wb-base"

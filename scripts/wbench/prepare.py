@@ -98,6 +98,24 @@ def _patch(tree: Path, name: str, text: str, reverse: bool = False) -> None:
                          f"{detail}\n  ({hint})")
 
 
+# Names the last patch to apply (NN-topic/FILE.patch), to build and
+# measure a state of the series rather than all of it.
+UPTO_ENV = "WB_SERIES_UPTO"
+
+
+def series_upto(series: List[Patch]) -> List[Patch]:
+    """SERIES up to and including the patch that WB_SERIES_UPTO names;
+    all of it when the variable is unset or empty."""
+    upto = os.environ.get(UPTO_ENV, "")
+    if not upto:
+        return series
+    names = [p.name for p in series]
+    if upto not in names:
+        raise WorkbenchError(f"{UPTO_ENV}={upto}: no such patch in "
+                             "patches/*/series (name it NN-topic/FILE.patch)")
+    return series[:names.index(upto) + 1]
+
+
 class Preparer:
     def __init__(self, tree: Path, copy: bool = False,
                  repo: Path = REPO) -> None:
@@ -105,7 +123,7 @@ class Preparer:
         self.copy = copy
         self.repo = repo
         self.version = check_version(self.tree)
-        self.series = read_series(repo)
+        self.series = series_upto(read_series(repo))
         self.state = State.load(self.tree)
 
     def plan(self, from_base: bool = False) -> Tuple[List[Tuple[str, str]],
