@@ -194,6 +194,7 @@ def _check_requires(topics: List[Topic]) -> None:
     """Each topic requires earlier topics only, in their order, and with
     everything they require in turn."""
     earlier: Dict[str, Topic] = {}
+    order = [t.name for t in topics]
     for topic in topics:
         where = f"patches/{topic.name}/requires"
         needed = topic.requires
@@ -205,7 +206,6 @@ def _check_requires(topics: List[Topic]) -> None:
             if missing:
                 raise WorkbenchError(f"{where}: {name} requires "
                                      f"{', '.join(missing)}: list it too")
-        order = [t.name for t in topics]
         if needed != sorted(needed, key=order.index) or \
                 len(set(needed)) != len(needed):
             raise WorkbenchError(f"{where}: list each topic once, in the "
