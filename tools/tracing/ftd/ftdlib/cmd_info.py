@@ -47,6 +47,7 @@ def info_dict(w: Walker) -> Dict[str, object]:
         "calls_with_unknown_caller": i.unknown_callers,
         "returns_contradicting_entry": i.contradictions,
         "returns_not_paired_by_time": i.ambiguous,
+        "cut_after_migrating_into_lost_events": i.migrated_cuts,
         "max_depth": i.max_depth,
         "cpus": sorted(i.cpus),
         "tasks": dict(sorted(i.tasks.items(), key=lambda kv: -kv[1])),

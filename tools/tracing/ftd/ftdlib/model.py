@@ -127,6 +127,7 @@ class TraceInfo:
     unknown_callers: int = 0
     contradictions: int = 0
     ambiguous: int = 0
+    migrated_cuts: int = 0
     comments: int = 0
     irq_entries: int = 0
     irq_exits: int = 0

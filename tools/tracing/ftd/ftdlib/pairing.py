@@ -74,10 +74,9 @@ NEST_SLACK_NS = 10000
 # entry's stamp... is fine (the entry is late after an interrupt); one
 # whose entry is more than this before it cannot be its entry.
 CONTRA_NS = 200000
-# How far from its return's stamp less duration a time-paired entry
-# may be, and how much closer than any other it must then be.
+# How far from its return's stamp less its duration a time-paired
+# entry may be; it must be the only one that near.
 POOL_NEAR_NS = 3000
-POOL_WINDOW_NS = 40000
 
 
 class Call:
@@ -132,7 +131,7 @@ class TaskState:
 
     __slots__ = ("key", "top", "pool", "pending", "lines", "cpu", "since",
                  "leaf", "last_ts", "out_since", "off_s", "off_e",
-                 "switches")
+                 "switches", "ccpu", "lost_on")
 
     def __init__(self, key: str, pool: bool) -> None:
         self.key = key
@@ -148,6 +147,8 @@ class TaskState:
         self.off_s: List[int] = []
         self.off_e: List[int] = []
         self.switches = 0       # context switches out of it so far
+        self.ccpu = ""          # the CPU of its last function line
+        self.lost_on: List[str] = []    # CPUs that lost events since
 
     def off_cpu(self, start: int, end: int) -> int:
         """How long the task was switched out within [start, end)."""
@@ -278,10 +279,23 @@ class Pairing:
         task may have lost lines)."""
         self.lost_seq += 1
         for st in self.tasks.values():
-            if (not cpu or st.cpu == cpu or st.pool is not None) and (
-                    st.top is not None or st.pending or st.pool or
+            if not (st.top is not None or st.pending or st.pool or
                     st.leaf is not None):
+                continue
+            if not cpu or st.ccpu == cpu or st.pool is not None:
                 self.cut(st)
+            elif cpu not in st.lost_on:
+                # if it comes to that CPU next, it may have lost lines
+                # there
+                st.lost_on.append(cpu)
+
+    def _moved(self, st: TaskState, cpu: str) -> None:
+        """A line of the task on another CPU than its last one."""
+        if cpu in st.lost_on:
+            self.info.migrated_cuts += 1
+            self.cut(st)
+        st.lost_on = []
+        st.ccpu = cpu
 
     # ---- on-CPU time ------------------------------------------------
     def switched_out(self, key: str) -> None:
@@ -361,6 +375,8 @@ class Pairing:
     def enter(self, st: TaskState, depth: int, name: str, ts: int,
               cpu: str, line: int) -> None:
         """func() {   (ts in ns, -1 without time stamps)"""
+        if cpu != st.ccpu:
+            self._moved(st, cpu)
         if st.leaf is not None:
             self._settle(st, ts)
         self.info.entries += 1
@@ -378,6 +394,8 @@ class Pairing:
     def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: int,
              cpu: str, line: int) -> None:
         """func();  d the printed duration in ns (-1: none)."""
+        if cpu != st.ccpu:
+            self._moved(st, cpu)
         if st.leaf is not None:
             self._settle(st, ts)
         self.info.leaves += 1
@@ -401,6 +419,8 @@ class Pairing:
     def ret(self, st: TaskState, depth: int, name: Optional[str], d: int,
             ts: int, cpu: str, line: int) -> None:
         """}  or  } /* name */ (name None for a bare brace)."""
+        if cpu != st.ccpu:
+            self._moved(st, cpu)
         if st.leaf is not None:
             self._settle(st, ts)
         if st.pool is not None:
@@ -539,11 +559,11 @@ class Pairing:
                                                      cpu)):
             fr = cand[0]
         elif cand and ts >= 0 and d >= 0:
+            # the one entry whose stamp is the return's less its
+            # duration, to the microseconds of the two stamps
             want = ts - d
-            near = sorted(cand, key=lambda f: abs(f.ts - want))
-            e0 = abs(near[0].ts - want)
-            e1 = abs(near[1].ts - want) if len(near) > 1 else 1 << 62
-            if e0 <= POOL_NEAR_NS and e1 > POOL_WINDOW_NS:
+            near = [f for f in cand if abs(f.ts - want) <= POOL_NEAR_NS]
+            if len(near) == 1:
                 fr = near[0]
         if fr is None:
             if cand:

@@ -5,8 +5,11 @@ It takes per-CPU streams of entry/return records (as the ring buffer
 holds them) and prints them the way trace_functions_graph.c does in
 6.12: leaf merging (get_return_for_leaf), per-CPU enter_funcs to decide
 whether a return prints its name, context-switch blocks (verif_pid),
-irq arrows, and every column option.  It also reports which calls are
-visible with a name, so tests know the exact expected statistics.
+irq arrows, LOST markers, and every column option.  It also reports
+which calls are visible with a name, so tests know the exact expected
+statistics, and keeps the truth of every call it printed (Truth: id,
+function, start, duration, caller, task, CPU, and the lines it is at),
+so tests can check every view call by call.
 """
 
 from __future__ import annotations
@@ -33,9 +36,23 @@ class Opts:
 
 
 @dataclasses.dataclass
+class Truth:
+    """What a printed call really was."""
+    id: int
+    func: str
+    start: int              # ns: when it was called
+    dur: int                # ns, -1: its return was not printed
+    parent: int             # its caller's id, -1: outermost
+    task: str               # comm-pid as the trace prints it
+    cpu: int                # where its first printed line is
+    lines: List[int] = dataclasses.field(default_factory=list)
+    cpus: Set[int] = dataclasses.field(default_factory=set)
+
+
+@dataclasses.dataclass
 class Rec:
     """One ring-buffer record."""
-    kind: str               # "E" entry or "R" return
+    kind: str               # "E" entry, "R" return, "L" lost events
     cpu: int
     pid: int
     comm: str
@@ -89,6 +106,21 @@ class Printer:
         self.printed: Set[int] = set()   # call ids whose return printed
         self.unnamed: Set[int] = set()   # of those: bare } and no entry
         self.entered: Set[int] = set()   # call ids whose entry printed
+        self.truth: Dict[int, Truth] = {}  # printed calls by id
+
+    def _truth(self, r: Rec) -> Truth:
+        t = self.truth.get(r.call_id)
+        if t is None:
+            t = self.truth[r.call_id] = Truth(
+                r.call_id, r.func, r.ts if r.kind == "E" else r.calltime,
+                -1, r.parent, "%s-%d" % (r.comm[:7] if r.pid else "<idle>",
+                                         r.pid), r.cpu)
+        if r.kind == "R":
+            t.start = r.calltime
+            t.dur = r.ts - r.calltime
+        t.lines.append(len(self.out))
+        t.cpus.add(r.cpu)
+        return t
 
     def prologue(self, r: Rec) -> str:
         o = self.o
@@ -160,6 +192,9 @@ class Printer:
             lst = streams[c]
             pos[c] += 1
             nxt = lst[pos[c]] if pos[c] < len(lst) else None
+            if best.kind == "L":
+                self.out.append("CPU:%d [LOST %d EVENTS]" % (c, best.depth))
+                continue
             if best.kind == "E":
                 leaf = (nxt is not None and nxt.kind == "R" and
                         nxt.pid == best.pid and nxt.func == best.func)
@@ -177,6 +212,7 @@ class Printer:
                 else:
                     self.enter.setdefault(c, {})[best.depth] = best.func
                     self.entered.add(best.call_id)
+                    self._truth(best)
                     self.out.append(self.prologue(best) + self.dur(None) +
                                     "  " * best.depth + best.func + "() {")
             else:
@@ -209,6 +245,8 @@ class Printer:
     def print_leaf(self, e: Rec, r: Rec) -> None:
         self.enter.setdefault(e.cpu, {})[e.depth] = ""
         ns = r.ts - r.calltime
+        self._truth(e)
+        self._truth(r).lines.pop()
         s = self.prologue(e) + self.dur(ns) + "  " * e.depth
         if self.o.retval:
             s += self.retv(r, True)
@@ -226,6 +264,7 @@ class Printer:
         self.verif(r)
         ns = r.ts - r.calltime
         s = self.prologue(r) + self.dur(ns) + "  " * r.depth
+        self._truth(r)
         self.printed.add(r.call_id)
         if self.o.retval:
             s += self.retv(r, False)
