@@ -84,7 +84,7 @@ class Call:
 
     __slots__ = ("id", "parent", "anc", "name", "task", "cpu", "depth",
                  "start", "dur", "child", "line", "flags", "oncpu", "ts",
-                 "up", "sw", "rline", "lost")
+                 "up", "sw", "rline", "lost", "prev")
 
     def __init__(self, cid: int, name: Optional[str], task: str, cpu: str,
                  depth: int, line: int) -> None:
@@ -106,6 +106,9 @@ class Call:
         self.sw = 0             # its task's switches at its entry
         self.rline = line       # its return line
         self.lost = 0           # LOST markers seen before its entry
+        self.prev = -1          # stamp of its task's line before its
+                                # entry (-1: none, a deeper one, or a
+                                # context switch between)
 
     def __repr__(self) -> str:
         return "Call(%d %s p=%d t=%s c=%s d=%d s=%d dur=%d f=%d)" % (
@@ -131,7 +134,7 @@ class TaskState:
 
     __slots__ = ("key", "top", "pool", "pending", "lines", "cpu", "since",
                  "leaf", "last_ts", "out_since", "off_s", "off_e",
-                 "switches", "ccpu", "lost_on")
+                 "switches", "ccpu", "lost_on", "lts", "lsw", "ldp")
 
     def __init__(self, key: str, pool: bool) -> None:
         self.key = key
@@ -149,6 +152,9 @@ class TaskState:
         self.switches = 0       # context switches out of it so far
         self.ccpu = ""          # the CPU of its last function line
         self.lost_on: List[str] = []    # CPUs that lost events since
+        self.lts = -1           # stamp of its last function line
+        self.lsw = 0            # its switches at that line
+        self.ldp = 0            # the depth of that line
 
     def off_cpu(self, start: int, end: int) -> int:
         """How long the task was switched out within [start, end)."""
@@ -225,14 +231,16 @@ class Pairing:
         c.up = None
         self.emit(c)
 
-    def _settle(self, st: TaskState, t: int) -> None:
-        """The task's next line, at t (-1: none): the leaf before it
-        began no later than t less its duration."""
+    def _settle(self, st: TaskState, t: int, cpu: str = "") -> None:
+        """The task's next line, at t (-1: none), on cpu: the leaf
+        before it began no later than t less its duration.  (Not when
+        the line is on another CPU: after a migration, the kernel may
+        print a call whose callees ran on the other CPU as a leaf.)"""
         c = st.leaf
         st.leaf = None
         if c is None:
             return
-        if t >= 0 and c.dur >= 0:
+        if t >= 0 and c.dur >= 0 and cpu == c.cpu:
             s = t + CLIP_NS - c.dur
             if s < c.start:
                 c.start = s
@@ -378,12 +386,17 @@ class Pairing:
         if cpu != st.ccpu:
             self._moved(st, cpu)
         if st.leaf is not None:
-            self._settle(st, ts)
+            self._settle(st, ts, cpu)
         self.info.entries += 1
         c = self._call(st, name, cpu, depth, line)
         c.ts = ts
         c.sw = st.switches
         c.lost = self.lost_seq
+        if st.lsw == st.switches and st.ldp <= depth:
+            c.prev = st.lts
+        st.lts = ts
+        st.lsw = st.switches
+        st.ldp = depth
         if st.pool is not None:
             self._pool_under(st, c)
             st.pool.append(c)
@@ -397,8 +410,11 @@ class Pairing:
         if cpu != st.ccpu:
             self._moved(st, cpu)
         if st.leaf is not None:
-            self._settle(st, ts)
+            self._settle(st, ts, cpu)
         self.info.leaves += 1
+        st.lts = ts
+        st.lsw = st.switches
+        st.ldp = depth
         c = self._call(st, name, cpu, depth, line)
         c.dur = d if d >= 0 else 0
         c.start = c.ts = ts
@@ -422,7 +438,10 @@ class Pairing:
         if cpu != st.ccpu:
             self._moved(st, cpu)
         if st.leaf is not None:
-            self._settle(st, ts)
+            self._settle(st, ts, cpu)
+        st.lts = ts
+        st.lsw = st.switches
+        st.ldp = depth
         if st.pool is not None:
             self._pool_ret(st, depth, name, d, ts, cpu, line)
             return
@@ -439,9 +458,8 @@ class Pairing:
             self._end(st, fr, CUT)
             self._orphan(st, depth, name, d, ts, cpu, line)
             return
-        if d >= 0 and ts >= 0 and fr.ts >= 0 and (
-                fr.ts > ts or fr.ts + CONTRA_NS < ts - d and
-                self._unexplained(st, fr, name, cpu)):
+        if d >= 0 and ts >= 0 and fr.ts >= 0 and \
+                self._contradicts(st, fr, name, d, ts, cpu):
             # the stamps say they do not belong together: a gap
             self.info.contradictions += 1
             self.cut(st)
@@ -452,6 +470,24 @@ class Pairing:
             self.named_returns += 1
         self.info.returns += 1
         self._close(st, fr, d, ts, line)
+
+    def _contradicts(self, st: TaskState, fr: Call, name: Optional[str],
+                     d: int, ts: int, cpu: str) -> bool:
+        """Whether the stamps say that a return does not belong to the
+        entry fr: the entry is after the return; or more than
+        CONTRA_NS before the return's stamp less its duration; or
+        more than CONTRA_NS after it while the task's line before the
+        entry, not a deeper one, is after it too (an interrupt between
+        a call and the writing of its entry makes the entry late, but
+        its lines, one level deeper, come before the entry); in the
+        first case, unless a context switch, or the return naming the
+        entry's function with no line lost, explains it."""
+        if fr.ts > ts:
+            return True
+        begin = ts - d
+        if fr.ts + CONTRA_NS < begin:
+            return self._unexplained(st, fr, name, cpu)
+        return fr.ts - CONTRA_NS > begin and fr.prev > begin + CLIP_NS
 
     def _unexplained(self, st: TaskState, fr: Call, name: Optional[str],
                      cpu: str) -> bool:
@@ -554,9 +590,8 @@ class Pairing:
                 (ts < 0 or f.ts <= ts)]
         fr: Optional[Call] = None
         if len(cand) == 1 and (ts < 0 or d < 0 or cand[0].ts < 0 or
-                               cand[0].ts + CONTRA_NS >= ts - d or
-                               not self._unexplained(st, cand[0], name,
-                                                     cpu)):
+                               not self._contradicts(st, cand[0], name, d,
+                                                     ts, cpu)):
             fr = cand[0]
         elif cand and ts >= 0 and d >= 0:
             # the one entry whose stamp is the return's less its

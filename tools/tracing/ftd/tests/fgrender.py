@@ -47,6 +47,10 @@ class Truth:
     cpu: int                # where its first printed line is
     lines: List[int] = dataclasses.field(default_factory=list)
     cpus: Set[int] = dataclasses.field(default_factory=set)
+    # printed as a leaf merged with another call's entry (after a
+    # migration, the kernel merges an entry with the next return of the
+    # same task and function on that CPU): no call has these numbers
+    merged: bool = False
 
 
 @dataclasses.dataclass
@@ -245,8 +249,15 @@ class Printer:
     def print_leaf(self, e: Rec, r: Rec) -> None:
         self.enter.setdefault(e.cpu, {})[e.depth] = ""
         ns = r.ts - r.calltime
-        self._truth(e)
-        self._truth(r).lines.pop()
+        if e.call_id == r.call_id:
+            self._truth(e)
+            self._truth(r).lines.pop()
+        else:
+            # the kernel merges an entry with the next record of its CPU
+            # when that is a return of the same task and function: after
+            # a migration, another call's.  The line has that call's
+            # duration and another one's stamp.
+            self._truth(r).merged = True
         s = self.prologue(e) + self.dur(ns) + "  " * e.depth
         if self.o.retval:
             s += self.retv(r, True)

@@ -33,7 +33,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import pytest
 
 from conftest import run_ftd
-from fgrender import Opts, Printer, Rec, Truth, header
+from fgrender import Opts, Printer, Rec, Truth, fmt_duration, header
 from ftdlib.analysis import func_stats
 from ftdlib.model import KIDS, NAME, task_name
 from ftdlib.pairing import ROOT, UNKNOWN, Call
@@ -114,14 +114,19 @@ def by_line(pr: Printer) -> Dict[int, Truth]:
     return out
 
 
+def printed(ns: int) -> int:
+    """A duration as the kernel prints it (fewer decimals from 10 ms)."""
+    return round(float(fmt_duration(ns).split()[0]) * 1000)
+
+
 def stamp(line: str) -> int:
     m = re.match(r" *(\d+)\.(\d+) \|", line)
     assert m
     return int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
 
 
-def check_records(text: List[str], pr: Printer, min_share: float
-                  ) -> Tuple[Walker, List[Call]]:
+def check_records(text: List[str], pr: Printer, min_share: float,
+                  callers: bool = True) -> Tuple[Walker, List[Call]]:
     """The pairing core's records against the truth, call by call."""
     calls: List[Call] = []
     every: List[Call] = []
@@ -142,10 +147,13 @@ def check_records(text: List[str], pr: Printer, min_share: float
         assert t is not None, (c, "".join(text))
         ids[c.id] = t.id
     shown = "".join(text)
+    merged = {n for t in pr.truth.values() if t.merged for n in t.lines}
     for c in calls:
+        if c.line in merged:
+            continue
         t = where[c.line]
         assert c.line in t.lines and c.rline in t.lines, (c, t, shown)
-        assert (c.name, c.dur) == (t.func, t.dur), (c, t, shown)
+        assert (c.name, c.dur) == (t.func, printed(t.dur)), (c, t, shown)
         # its start, to the microsecond; a leaf whose entry is late
         # (an interrupt came first) starts no later than its stamp and
         # the next line of its task allow, and never before the truth
@@ -155,7 +163,9 @@ def check_records(text: List[str], pr: Printer, min_share: float
                 c, t, shown)
         else:
             assert abs(c.start - t.start) < US, (c, t, shown)
-        if c.parent == ROOT:
+        if not callers:
+            pass
+        elif c.parent == ROOT:
             assert t.parent == -1, (c, t, shown)
         elif c.parent != UNKNOWN:
             assert ids.get(c.parent, c.parent) == t.parent, (c, t, shown)
@@ -166,7 +176,7 @@ def check_records(text: List[str], pr: Printer, min_share: float
             assert int(c.cpu) == t.cpu or c.line == c.rline and \
                 int(c.cpu) in t.cpus, (c, t, shown)
     counted = [t for t in pr.truth.values()
-               if t.dur >= 0 and t.id not in pr.unnamed]
+               if t.dur >= 0 and t.id not in pr.unnamed and not t.merged]
     assert len(calls) >= min_share * len(counted), (len(calls),
                                                     len(counted), shown)
     # the per-function table is made of these records
@@ -178,6 +188,8 @@ def check_records(text: List[str], pr: Printer, min_share: float
         v[0] += 1
         v[1] += c.dur
     assert got == {k: (v[0], v[1]) for k, v in want.items()}
+    if not callers:
+        return w, calls
     # every caller -> callee pair of the trees is a true one
     true_pairs: Set[Tuple[str, str]] = set()
     for t in pr.truth.values():
@@ -379,4 +391,51 @@ def test_interrupts_inside_leaves(tmp_path: Path, seed: int) -> None:
     o = Opts(abstime=True, cpu=True, proc=True, ncpus=1)
     text, pr = render(sim, o)
     w, calls = check_records(text, pr, 1.0)
+    check_timelines(tmp_path, text, calls)
+
+
+@pytest.mark.parametrize("tail", [False, True])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_buffers_overwritten_at_different_points(tmp_path: Path, seed: int,
+                                                 tail: bool) -> None:
+    """A task that migrates between two CPUs whose buffers were
+    overwritten up to different times (the trace file prints no LOST
+    marker for that): after the migration, a return at the depth of an
+    open entry may be another call's.  A return naming another
+    function, or whose stamps contradict the entry's, must not close
+    it.  (Callers are not checked: without a marker, nothing in the
+    lines shows that the task lost lines on the other CPU in between.)
+    """
+    rnd = random.Random(seed)
+    sim = Sim(rnd)
+    sim.comms[101] = "find"
+    t = 4 * 10**9
+    budget = [60]
+    while budget[0] > 0:
+        budget[0] -= 1
+        t = sim.call(0, 101, 0, t + sim.step(), -1, budget)
+    recs = sim.streams.pop(0)
+    # long gaps, so that a wrong pair's stamps contradict its duration
+    shift = 0
+    for r in recs:
+        shift += rnd.randint(100, 400) * US
+        r.ts += shift
+    by_id = {r.call_id: r for r in recs if r.kind == "E"}
+    for r in recs:
+        if r.kind == "R":
+            r.calltime = by_id[r.call_id].ts
+    # the task moves between the CPUs every few records
+    cpu = 0
+    for i, r in enumerate(recs):
+        if i % rnd.randint(3, 9) == 0:
+            cpu = 1 - cpu
+        r.cpu = cpu
+        sim.streams[cpu].append(r)
+    # each CPU's oldest records were overwritten, up to different times
+    for c in (0, 1):
+        n = len(sim.streams[c])
+        del sim.streams[c][:rnd.randint(n // 4, n // 2)]
+    o = Opts(abstime=True, cpu=True, proc=True, tail=tail, ncpus=2)
+    text, pr = render(sim, o)
+    w, calls = check_records(text, pr, 0.3, callers=False)
     check_timelines(tmp_path, text, calls)
