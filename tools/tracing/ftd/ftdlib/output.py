@@ -13,7 +13,7 @@ from typing import (Callable, Dict, Iterable, Iterator, List, Optional,
 
 from .model import (BIG, COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError,
                     FuncStats, Node, task_cpu, task_name)
-from .timeline import BEFORE, OPEN, Placed, Timeline
+from .timeline import BEFORE, OPEN, Lane, Timeline
 from .table import Column, int_col, text_col, us_col
 
 class OutFile:
@@ -194,7 +194,7 @@ def _track_order(track: str) -> Tuple[int, str]:
 
 
 def _lane_ids(tl: Timeline) -> Iterator[Tuple[int, int, str, str,
-                                              List[Placed]]]:
+                                              Lane]]:
     """(pid, tid, process label, lane label, placed calls) for every
     lane.  By task: one process, one thread per lane of a task; by
     CPU: one process per CPU, one thread per lane of a task that ran

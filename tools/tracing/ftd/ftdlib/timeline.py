@@ -16,6 +16,7 @@ BEFORE.
 from __future__ import annotations
 
 import array
+import bisect
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .model import BIG, task_name
@@ -45,6 +46,40 @@ class Track:
 
     def __len__(self) -> int:
         return len(self.s)
+
+
+class Lane:
+    """The placed calls of one lane, in arrays; iterating gives Placed
+    tuples."""
+
+    __slots__ = ("a", "e", "lvl", "f", "flags", "d")
+
+    def __init__(self) -> None:
+        self.a = array.array("q")
+        self.e = array.array("q")
+        self.lvl = array.array("i")
+        self.f = array.array("i")
+        self.flags = array.array("b")
+        self.d = array.array("q")
+
+    def add(self, a: int, e: int, lvl: int, f: int, flags: int,
+            d: int) -> None:
+        self.a.append(a)
+        self.e.append(e)
+        self.lvl.append(lvl)
+        self.f.append(f)
+        self.flags.append(flags)
+        self.d.append(d)
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def __getitem__(self, i: int) -> Placed:
+        return (self.a[i], self.e[i], self.lvl[i], self.f[i],
+                self.flags[i], self.d[i])
+
+    def __iter__(self) -> Iterator[Placed]:
+        return zip(self.a, self.e, self.lvl, self.f, self.flags, self.d)
 
 
 class Timeline:
@@ -125,41 +160,51 @@ class Timeline:
         out.end = max(out.end, min(self.end, hi))
         return out
 
-    def lanes(self, key: str) -> List[List[Placed]]:
+    def lanes(self, key: str) -> List["Lane"]:
         """The track's calls laid out in lanes, each lane's calls in
-        time order, callers before callees, level counted from 0."""
+        time order, callers before callees, level counted from 0.
+        Arrays, not lists of tuples: a track may hold a million calls."""
         t = self.tracks[key]
         n = len(t)
         end_all = self.end
         first = self.first_ts
-        ends = [t.s[i] + t.d[i] if t.d[i] >= 0 else max(end_all, t.s[i])
-                for i in range(n)]
-        order = sorted(range(n), key=lambda i: (t.s[i], -ends[i], i))
-        pos = {t.ids[i]: i for i in range(n)}
-        up = t.up
+        ts, td, up = t.s, t.d, t.up
+
+        def end(i: int) -> int:
+            return ts[i] + td[i] if td[i] >= 0 else max(end_all, ts[i])
+
+        # by start, the longer of two calls with one start first
+        order = array.array("i", sorted(
+            range(n), key=lambda i: (ts[i] << 40) - min(
+                end(i) - ts[i], (1 << 40) - 1)))
+        # the index of each call's caller (or the call it ran in) in the
+        # track, -1 if not there: through the ids in order
+        by_id = array.array("i", sorted(range(n), key=t.ids.__getitem__))
+        sorted_ids = array.array("q", (t.ids[i] for i in by_id))
+        upi = array.array("i", [-1]) * n
+        for i in range(n):
+            u = up[i]
+            if u > 0:
+                k = bisect.bisect_left(sorted_ids, u)
+                if k < n and sorted_ids[k] == u:
+                    upi[i] = by_id[k]
+        del by_id, sorted_ids
 
         def inside(i: int, j: int) -> bool:
             """Whether call j is i's caller, or one it ran in."""
-            want = t.ids[j]
-            k = i
-            for _ in range(4096):
-                u = up[k]
-                if u <= 0:
-                    return False
-                if u == want:
+            k = upi[i]
+            while k >= 0:
+                if k == j:
                     return True
-                nk = pos.get(u)
-                if nk is None:
-                    return False
-                k = nk
+                k = upi[k]
             return False
 
-        lanes: List[List[Placed]] = []
+        lanes: List[Lane] = []
         stacks: List[List[Tuple[int, int, int]]] = []   # (start, end, j)
         done: List[int] = []        # per lane: the end of its last call
         for i in order:
-            s0 = t.s[i]
-            dur = ends[i] - s0
+            s0 = ts[i]
+            dur = end(i) - s0
             flags = int(t.flags[i])
             if first is not None and s0 < first:
                 flags |= BEFORE
@@ -173,8 +218,8 @@ class Timeline:
                     done[li] = max(done[li], stack.pop()[1])
                 # a sibling that seems to end after this one began, by
                 # the rounding of the stamps
-                while stack and not inside(i, stack[-1][2]) and \
-                        stack[-1][1] - s0 <= CLIP_NS:
+                while stack and stack[-1][1] - s0 <= CLIP_NS and \
+                        not inside(i, stack[-1][2]):
                     a = max(a, stack[-1][1])
                     done[li] = max(done[li], stack.pop()[1])
                     while stack and stack[-1][1] <= a:
@@ -195,23 +240,25 @@ class Timeline:
                             continue
                         a -= over
                 e = a + dur
-                if lanes[li] and a < lanes[li][-1][0]:
+                lane = lanes[li]
+                if len(lane) and a < lane.a[-1]:
                     continue        # a lane's calls stay in time order
                 if a != s0:
                     self.moved += 1
-                lanes[li].append((a, e, len(stack), t.f[i], flags,
-                                  t.d[i]))
+                lane.add(a, e, len(stack), t.f[i], flags, td[i])
                 stack.append((a, e, i))
                 placed = True
                 break
             if not placed:
                 stacks.append([(s0, s0 + dur, i)])
                 done.append(0)
-                lanes.append([(s0, s0 + dur, 0, t.f[i], flags, t.d[i])])
+                lane = Lane()
+                lane.add(s0, s0 + dur, 0, t.f[i], flags, td[i])
+                lanes.append(lane)
         return lanes
 
     def lane_items(self, keys: Optional[List[str]] = None
-                   ) -> Iterator[Tuple[str, str, List[Placed]]]:
+                   ) -> Iterator[Tuple[str, str, "Lane"]]:
         """(track, lane label, placed calls) for every lane."""
         for key in keys if keys is not None else list(self.tracks):
             for k, recs in enumerate(self.lanes(key)):
