@@ -180,6 +180,9 @@ class Pairing:
         self.lost_seq = 0
         self.next_id = 1
         self.named_returns = 0
+        # starts are needed (timelines, slowest, a time window, on-CPU
+        # time): a leaf then waits for the next line of its task
+        self.want_start = True
 
     # ---- state -------------------------------------------------------
     def task(self, key: str) -> TaskState:
@@ -388,20 +391,26 @@ class Pairing:
         if st.leaf is not None:
             self._settle(st, ts, cpu)
         self.info.entries += 1
-        c = self._call(st, name, cpu, depth, line)
+        c = Call(self.next_id, name, st.key, cpu, depth, line)
+        self.next_id += 1
         c.ts = ts
-        c.sw = st.switches
+        sw = c.sw = st.switches
         c.lost = self.lost_seq
-        if st.lsw == st.switches and st.ldp <= depth:
+        if st.lsw == sw and st.ldp <= depth:
             c.prev = st.lts
         st.lts = ts
-        st.lsw = st.switches
+        st.lsw = sw
         st.ldp = depth
         if st.pool is not None:
             self._pool_under(st, c)
             st.pool.append(c)
             return
-        self._under(st, c)
+        top = st.top
+        if top is not None and top.depth + 1 == depth:
+            c.parent = top.id
+            c.up = top
+        else:
+            self._under(st, c)
         st.top = c
 
     def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: int,
@@ -415,18 +424,31 @@ class Pairing:
         st.lts = ts
         st.lsw = st.switches
         st.ldp = depth
-        c = self._call(st, name, cpu, depth, line)
-        c.dur = d if d >= 0 else 0
+        c = Call(self.next_id, name, st.key, cpu, depth, line)
+        self.next_id += 1
+        c.dur = d = d if d >= 0 else 0
         c.start = c.ts = ts
         if st.pool is not None:
             self._pool_under(st, c)
             if c.up is not None:
-                c.up.child += c.dur
+                c.up.child += d
             self._give(st, c)
+            return
+        top = st.top
+        if top is not None and top.depth + 1 == depth:
+            # the common case of _under()
+            c.parent = top.id
+            top.child += d
+            if ts >= 0 and self.want_start:
+                st.leaf = c
+            elif not self.oncpu:
+                self.emit(c)
+            else:
+                self._give(st, c)
             return
         self._under(st, c)
         if c.up is not None:
-            c.up.child += c.dur
+            c.up.child += d
         if ts >= 0:
             st.leaf = c
         else:
@@ -458,7 +480,10 @@ class Pairing:
             self._end(st, fr, CUT)
             self._orphan(st, depth, name, d, ts, cpu, line)
             return
-        if d >= 0 and ts >= 0 and fr.ts >= 0 and \
+        t0 = fr.ts
+        if d >= 0 and ts >= 0 and t0 >= 0 and (
+                t0 > ts or t0 + CONTRA_NS < ts - d or
+                t0 - CONTRA_NS > ts - d) and \
                 self._contradicts(st, fr, name, d, ts, cpu):
             # the stamps say they do not belong together: a gap
             self.info.contradictions += 1
@@ -514,7 +539,13 @@ class Pairing:
         up = fr.up
         if up is not None:
             up.child += d
-        self._done(st, fr)
+        if fr.parent == PENDING or self.oncpu:
+            self._done(st, fr)
+            return
+        if fr.parent == UNKNOWN:
+            self.info.unknown_callers += 1
+        fr.up = None
+        self.emit(fr)
 
     def _orphan(self, st: TaskState, depth: int, name: Optional[str],
                 d: int, ts: int, cpu: str, line: int) -> None:
@@ -579,7 +610,6 @@ class Pairing:
             c.up = cand[0]
         else:
             c.parent = UNKNOWN
-            self.info.ambiguous += 1
 
     def _pool_ret(self, st: TaskState, depth: int, name: Optional[str],
                   d: int, ts: int, cpu: str, line: int) -> None:

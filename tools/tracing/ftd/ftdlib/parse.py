@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Streaming parser for function_graph text output.
+"""The line reader of function_graph text output.
 
 The column layout (abstime, CPU, task, latency flags, duration) is taken
 from the header when there is one and otherwise guessed from the first
-lines.  A regular expression built for that exact layout then splits
-every line; the function text is classified with a few string tests.
+lines (layout.py).  A regular expression built for that exact layout
+then splits every line; the function text is classified with a few
+string tests.
 
 Function lines go to the pairing core (pairing.py), which matches
 entries and returns into calls and gives each, once, to the collector
@@ -13,110 +14,19 @@ entries and returns into calls and gives each, once, to the collector
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
                     Sequence, Tuple)
 
 from .collect import Collector, Filters
 from .inputs import TraceInput, TruncatedInput
+from .layout import (DUR_FIELD_RE, LOST_RE, SWITCH_RE, TRACER_RE,
+                     detect_layout, layout_from_header, layout_regex)
 from .model import FtdError, FuncStats, Layout, Node, TraceInfo, task_name
 from .pairing import Call, Pairing, TaskState
-
-__all__ = ["Filters", "Walker", "parse_file", "Call"]
 from .timeline import Timeline
 
-# Pieces of the line, one per optional column, in the kernel's order
-# (print_graph_prologue() and print_graph_duration()).
-P_ABSTIME = r" *(\d+\.\d+) \|  "
-P_RELTIME = r" *\d+ us \|  "
-P_CPU = r" *(\d+)\) "
-P_PROC = r" *(.*?-\d+) *\| "
-P_LAT = r" ([^ |]{4,6}) \| "
-P_DUR = r"(?:[ +!#*@$] (\d+(?:\.\d*)?) us +| {14})\|  "
-P_TEXT = r"( *)(.*)"
-
-# The duration field between two '|' when a task or latency column
-# precedes it: a space, the mark, a space, the duration, " us" and
-# padding; or 15 spaces on lines without a duration.
-DUR_FIELD_RE = re.compile(r" [ +!#*@$] (\d+(?:\.\d*)?) us +$| {15}$")
-
-NAME_RE = r"[^\s(){};/]+(?: \[[^\]]+\])?"
-SHAPE_RE = re.compile(
-    r"(?:" + NAME_RE + r"\(\) \{|" + NAME_RE + r"\(\);(?: /\* = \S+ \*/)?"
-    r"|\}(?: /\* " + NAME_RE + r"(?: = \S+)? \*/)?|/\*.*\*/)$")
-
-SWITCH_RE = re.compile(r" *(\d+)\) +(.*?-\d+) +=> +(.*?-\d+) *$")
-LOST_RE = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
-TRACER_RE = re.compile(r"# tracer: (\S+)")
-
-ALL_LAYOUTS = [Layout(*bits) for bits in
-               itertools.product((False, True), repeat=6)]
-
-
-
-def layout_regex(lay: Layout) -> Pattern[str]:
-    """The regex for one layout; always six groups:
-    ts, cpu, task, duration, indent, text."""
-    parts = [P_ABSTIME if lay.abstime else "()"]
-    if lay.reltime:
-        parts.append(P_RELTIME)
-    parts.append(P_CPU if lay.cpu else "()")
-    parts.append(P_PROC if lay.proc else "()")
-    if lay.lat:
-        parts.append(P_LAT.replace("(", "(?:", 1))
-    parts.append(P_DUR if lay.duration else "()")
-    parts.append(P_TEXT)
-    return re.compile("".join(parts))
-
-
-def layout_from_header(line: str) -> Optional[Layout]:
-    """Read the column header line (# ... FUNCTION CALLS)."""
-    if "FUNCTION CALLS" not in line:
-        return None
-    rest = line.replace("REL TIME", "")
-    return Layout(abstime="TIME" in rest, reltime="REL TIME" in line,
-                  cpu="CPU" in line, proc="TASK/PID" in line,
-                  lat="||||" in line, duration="DURATION" in line)
-
-
-def _score(lay: Layout, samples: Sequence[str]) -> int:
-    rx = layout_regex(lay)
-    score = 0
-    for line in samples:
-        m = rx.match(line.rstrip("\n"))
-        if m is None:
-            continue
-        ind, text = m.group(5), m.group(6)
-        if len(ind) % 2 or not SHAPE_RE.match(text):
-            continue
-        if m.group(0) != line.rstrip("\n"):
-            continue
-        score += 1
-    return score
-
-
-def detect_layout(samples: Sequence[str]) -> Optional[Layout]:
-    """Guess the layout from data lines: the layout under which most
-    lines split into columns and a well-formed function text wins; on a
-    tie the layout with more columns wins."""
-    cand = [s for s in samples if s.strip() and not s.startswith("#")
-            and "=>" not in s and "==========" not in s
-            and not s.startswith(" ---") and not LOST_RE.match(s)]
-    if not cand:
-        return None
-    need = 1 if len(cand) < 4 else min(50, (len(cand) + 2) // 3)
-    best: Optional[Layout] = None
-    best_key = (0, 0)
-    for lay in ALL_LAYOUTS:
-        sc = _score(lay, cand)
-        cols = sum(1 for v in (lay.abstime, lay.reltime, lay.cpu, lay.proc,
-                               lay.lat, lay.duration) if v)
-        key = (sc, cols)
-        if sc >= need and key > best_key:
-            best, best_key = lay, key
-    return best
-
+__all__ = ["Filters", "Walker", "parse_file", "Call"]
 
 def ts_ns(ts: str) -> int:
     """'25.890734' -> nanoseconds."""
@@ -275,7 +185,20 @@ class Walker:
                     "funcgraph-abstime`" % self.info.name)
 
     # ---- main loop ---------------------------------------------------
+    def _wants(self) -> None:
+        """Whether the calls' starts are needed to the end (a leaf then
+        waits for the next line of its task, see pairing.py)."""
+        f = self.filters
+        c = self.collect
+        self.core.want_start = (
+            c.timeline is not None or c.every is not None or
+            c.call_sink is not None or self.oncpu or
+            f.t_start is not None or f.t_end is not None)
+        if self.core.emit == self.collect:
+            self.core.emit = self.collect.consumer()
+
     def run(self, inp: TraceInput) -> TraceInfo:
+        self._wants()
         self.info.name = inp.name
         try:
             for batch in inp.batches():
@@ -289,6 +212,7 @@ class Walker:
 
     def feed_lines(self, lines: Iterable[str]) -> TraceInfo:
         """Parse text lines (for tests and library use)."""
+        self._wants()
         batch = list(lines)
         if self.fast is None:
             self._prime(batch)
