@@ -102,3 +102,54 @@ def detect_layout(samples: Sequence[str]) -> Optional[Layout]:
         if sc >= need and key > best_key:
             best, best_key = lay, key
     return best
+
+
+# trace-cmd report: "comm-pid [CPU] TS: funcgraph_entry: DURATION |  TEXT"
+# (or, with -l, "comm-pid CPUflags TS: ..."), other events as
+# "comm-pid [CPU] TS: name: fields", and its own header lines.
+TC_HEAD = r"^ *(.+?-\d+) +(?:\[(\d+)\]|(\d+)[^ ]*) +(\d+\.\d+): +"
+TC_GRAPH_RE = re.compile(
+    TC_HEAD + r"funcgraph_(?:entry|exit): +(?:([+!#*@$]) +)?"
+    r"(?:(\d+(?:\.\d*)?) us)? *\|(.*)$")
+TC_EVENT_RE = re.compile(TC_HEAD + r"([\w:]+): ?(.*)$")
+TC_SWITCH_RE = re.compile(
+    r"prev_comm=(.*?) prev_pid=(\d+) .*==> next_comm=(.*?) "
+    r"next_pid=(\d+)|(.*?):(\d+) \[-?\d+\] \S+ ==> (.*?):(\d+) ")
+TC_LOST_RE = re.compile(r"CPU:? ?(\d+) \[(?:LOST )?(\d+) EVENTS(?: DROPPED)?\]")
+TC_OWN_RE = re.compile(r"(version = |cpus=|CPU \d+ is empty|trace-cmd: )")
+TC_LAYOUT = Layout(abstime=True, cpu=True, proc=True, duration=True)
+
+
+def is_tracecmd(line: str) -> bool:
+    return TC_GRAPH_RE.match(line) is not None
+
+
+def from_tracecmd(line: str) -> str:
+    """A line of `trace-cmd report` as the trace file would print it
+    (abstime, CPU, task and duration columns), so that it is read with
+    the same rules; its own header lines become comments."""
+    m = TC_GRAPH_RE.match(line)
+    if m:
+        task, cpu, lcpu, ts, mark, dur, text = m.groups()
+        field = "%s %s us " % (mark or " ", dur) if dur else " " * 14
+        return "%s |  %s) %s | %s|%s\n" % (ts, cpu or lcpu, task, field,
+                                          text.rstrip("\r\n"))
+    m = TC_EVENT_RE.match(line)
+    if m:
+        task, cpu, lcpu, ts, event, rest = m.groups()
+        cpu = cpu or lcpu
+        rest = rest.rstrip("\r\n")
+        if event == "sched_switch":
+            ms = TC_SWITCH_RE.search(rest)
+            if ms:
+                g = ms.groups()
+                a, ap, b, bp = g[:4] if g[0] is not None else g[4:]
+                return " %s)  %s-%s  =>  %s-%s\n" % (cpu, a, ap, b, bp)
+        return "%s |  %s) %s | %s|  /* %s: %s */\n" % (
+            ts, cpu, task, " " * 14, event, rest.replace("*/", "* /"))
+    m = TC_LOST_RE.search(line)
+    if m:
+        return "CPU:%s [LOST %s EVENTS]\n" % (m.group(1), m.group(2))
+    if TC_OWN_RE.match(line.lstrip()):
+        return "# " + line
+    return line

@@ -20,8 +20,9 @@ from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
 
 from .collect import Collector, Filters
 from .inputs import TraceInput, TruncatedInput
-from .layout import (DUR_FIELD_RE, LOST_RE, SWITCH_RE, TRACER_RE,
-                     detect_layout, layout_from_header, layout_regex)
+from .layout import (DUR_FIELD_RE, LOST_RE, SWITCH_RE, TC_LAYOUT,
+                     TRACER_RE, detect_layout, from_tracecmd, is_tracecmd,
+                     layout_from_header, layout_regex)
 from .model import FtdError, FuncStats, Layout, Node, TraceInfo, task_name
 from .pairing import Call, Pairing, TaskState
 from .timeline import Timeline
@@ -114,6 +115,7 @@ class Walker:
         self.need_lines = False
         self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
         self.switch_cpus: set[str] = set()
+        self.tracecmd: Optional[bool] = None    # trace-cmd report input
 
     def want_oncpu(self) -> None:
         """Keep every call's on-CPU time (ONCPU of the nodes): its
@@ -202,6 +204,7 @@ class Walker:
         self.info.name = inp.name
         try:
             for batch in inp.batches():
+                batch = self._tracecmd(batch)
                 if self.fast is None:
                     self._prime(batch)
                 self._batch(batch)
@@ -213,12 +216,25 @@ class Walker:
     def feed_lines(self, lines: Iterable[str]) -> TraceInfo:
         """Parse text lines (for tests and library use)."""
         self._wants()
-        batch = list(lines)
+        batch = self._tracecmd(list(lines))
         if self.fast is None:
             self._prime(batch)
         self._batch(batch)
         self.finish()
         return self.info
+
+    def _tracecmd(self, batch: List[str]) -> List[str]:
+        """`trace-cmd report` output (found in the first lines) is read
+        as the trace file's layout with the same columns, line for
+        line."""
+        if self.tracecmd is None:
+            self.tracecmd = any(is_tracecmd(ln) for ln in batch[:400])
+            if self.tracecmd:
+                self.info.tracer = "function_graph (trace-cmd report)"
+                self._set_layout(TC_LAYOUT)
+        if not self.tracecmd:
+            return batch
+        return [from_tracecmd(ln) for ln in batch]
 
     def _prime(self, batch: Sequence[str]) -> None:
         lay: Optional[Layout] = None

@@ -15,6 +15,7 @@ so tests can check every view call by call.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Dict, List, Optional, Set, Tuple
 
 MARKS = [(1000000000, "$"), (100000000, "@"), (10000000, "*"),
@@ -311,3 +312,42 @@ def header(o: Opts) -> List[str]:
     return ["# tracer: function_graph", "#",
             h1 + "               FUNCTION CALLS",
             h2 + "               |   |   |   |"]
+
+
+TRACEFS_LINE = re.compile(
+    r" *(\d+\.\d+) \|  +(\d+)\) +(.*?-\d+) +\| "
+    r"([ +!#*@$] \d\S* us +| {14}|  =+[<>] )\|(.*)$")
+SWITCH_LINE = re.compile(r" *(\d+)\) +(.*?)-(\d+) +=> +(.*?)-(\d+) *$")
+
+
+def tracecmd(lines: List[str]) -> Tuple[List[str], Dict[int, int]]:
+    """The same trace as `trace-cmd report` prints it (from lines with
+    abstime, CPU, task and duration columns): "comm-pid [CPU] TS:
+    funcgraph_entry|funcgraph_exit: DURATION |  TEXT", context switches
+    as sched_switch events; irq arrows, the separators of the switch
+    blocks and the column header are not printed.  Returns the lines
+    and, for each line number (from 1) that is kept, its new number."""
+    out = ["version = 6", "cpus=%d" % 2]
+    keep: Dict[int, int] = {}
+    last: Dict[str, str] = {}
+    for n, ln in enumerate(lines, 1):
+        m = TRACEFS_LINE.match(ln)
+        if m and "==========" not in m.group(4):
+            ts, cpu, task, dur, text = m.groups()
+            last[cpu] = ts
+            ev = "exit" if text.strip().startswith("}") else "entry"
+            out.append("%20s [%03d] %s: funcgraph_%s:      %s|%s" % (
+                task.strip(), int(cpu), ts, ev, dur.rstrip() + "   "
+                if dur.strip() else " " * 13, text))
+            keep[n] = len(out)
+            continue
+        m = SWITCH_LINE.match(ln)
+        if m:
+            cpu, a, ap, b, bp = m.groups()
+            out.append("%20s [%03d] %s: sched_switch:         prev_comm=%s "
+                       "prev_pid=%s prev_prio=120 prev_state=S ==> "
+                       "next_comm=%s next_pid=%s next_prio=120" % (
+                           a.strip() + "-" + ap, int(cpu),
+                           last.get(cpu, "0.000000"), a.strip(), ap,
+                           b.strip(), bp))
+    return out, keep

@@ -106,6 +106,16 @@ def render(sim: Sim, o: Opts) -> Tuple[List[str], Printer]:
     return [ln + "\n" for ln in lines], pr
 
 
+def render_streams(streams: Dict[int, List[Rec]], comms: Dict[int, str],
+                   o: Opts) -> Tuple[List[str], Printer]:
+    pr = Printer(o)
+    lines = header(o) + pr.render(streams, comms)
+    off = len(header(o)) + 1
+    for t in pr.truth.values():
+        t.lines = [n + off for n in t.lines]
+    return [ln + "\n" for ln in lines], pr
+
+
 def by_line(pr: Printer) -> Dict[int, Truth]:
     out: Dict[int, Truth] = {}
     for t in pr.truth.values():
@@ -120,7 +130,8 @@ def printed(ns: int) -> int:
 
 
 def stamp(line: str) -> int:
-    m = re.match(r" *(\d+)\.(\d+) \|", line)
+    """The time stamp of a line, of the trace file or trace-cmd report."""
+    m = re.search(r"(\d+)\.(\d{6})(?: \||: )", line)
     assert m
     return int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
 
@@ -439,3 +450,30 @@ def test_buffers_overwritten_at_different_points(tmp_path: Path, seed: int,
     text, pr = render(sim, o)
     w, calls = check_records(text, pr, 0.3, callers=False)
     check_timelines(tmp_path, text, calls)
+
+
+@pytest.mark.parametrize("tail", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_trace_cmd_report(tmp_path: Path, seed: int, tail: bool) -> None:
+    """The same trace as `trace-cmd report` prints it: every call as
+    from the trace file, and the same per-function numbers."""
+    from fgrender import tracecmd
+    from test_property import simulate
+    rnd = random.Random(seed)
+    streams, comms = simulate(rnd, 2, idle=True)
+    o = Opts(abstime=True, cpu=True, proc=True, tail=tail, ncpus=2)
+    text, pr = render_streams(streams, comms, o)
+    tc, keep = tracecmd([ln.rstrip("\n") for ln in text])
+    for t in pr.truth.values():
+        t.lines = [keep[n] for n in t.lines]
+    tc_text = [ln + "\n" for ln in tc]
+    w, calls = check_records(tc_text, pr, 1.0)
+    assert w.info.tracer == "function_graph (trace-cmd report)"
+    assert w.info.malformed == 0
+    plain = Walker()
+    plain.feed_lines(text)
+    assert {k: (f.count, f.total, f.local)
+            for k, f in func_stats(w.roots()).items()} == \
+        {k: (f.count, f.total, f.local)
+         for k, f in func_stats(plain.roots()).items()}
+    check_timelines(tmp_path, tc_text, calls)
