@@ -75,8 +75,10 @@ NEST_SLACK_NS = 10000
 # whose entry is more than this before it cannot be its entry.
 CONTRA_NS = 200000
 # How far from its return's stamp less its duration a time-paired
-# entry may be; it must be the only one that near.
+# entry may be, and how much nearer than any other: records are written
+# microseconds after the times they stand for (tens under QEMU).
 POOL_NEAR_NS = 3000
+POOL_MARGIN_NS = 10000
 
 
 class Call:
@@ -430,8 +432,6 @@ class Pairing:
         c.start = c.ts = ts
         if st.pool is not None:
             self._pool_under(st, c)
-            if c.up is not None:
-                c.up.child += d
             self._give(st, c)
             return
         top = st.top
@@ -599,17 +599,11 @@ class Pairing:
 
     # ---- where lines of several CPUs mix -----------------------------
     def _pool_under(self, st: TaskState, c: Call) -> None:
-        assert st.pool is not None
-        if c.depth == 0:
-            c.parent = ROOT
-            return
-        want = c.depth - 1
-        cand = [f for f in st.pool if f.depth == want]
-        if len(cand) == 1:
-            c.parent = cand[0].id
-            c.up = cand[0]
-        else:
-            c.parent = UNKNOWN
+        """The caller of a call whose lines mix with another CPU's: an
+        open entry one level up may be the other CPU's, and its own
+        caller's entry may not be in the trace: unknown (outermost at
+        depth 0)."""
+        c.parent = ROOT if c.depth == 0 else UNKNOWN
 
     def _pool_ret(self, st: TaskState, depth: int, name: Optional[str],
                   d: int, ts: int, cpu: str, line: int) -> None:
@@ -619,16 +613,17 @@ class Pairing:
                 (name is None or f.name == name) and
                 (ts < 0 or f.ts <= ts)]
         fr: Optional[Call] = None
-        if len(cand) == 1 and (ts < 0 or d < 0 or cand[0].ts < 0 or
-                               not self._contradicts(st, cand[0], name, d,
-                                                     ts, cpu)):
-            fr = cand[0]
-        elif cand and ts >= 0 and d >= 0:
+        if cand and ts >= 0 and d >= 0:
             # the one entry whose stamp is the return's less its
-            # duration, to the microseconds of the two stamps
+            # duration, to the microseconds of the two stamps; without
+            # stamps, or when several or none are that near, the trace
+            # does not say
             want = ts - d
-            near = [f for f in cand if abs(f.ts - want) <= POOL_NEAR_NS]
-            if len(near) == 1:
+            near = sorted(cand, key=lambda f: abs(f.ts - want))
+            e0 = abs(near[0].ts - want)
+            if e0 <= POOL_NEAR_NS and (
+                    len(near) == 1 or
+                    abs(near[1].ts - want) > e0 + POOL_MARGIN_NS):
                 fr = near[0]
         if fr is None:
             if cand:
@@ -642,12 +637,6 @@ class Pairing:
             c.dur = d if d >= 0 else 0
             c.start = ts - c.dur if ts >= 0 else -1
             self._pool_under(st, c)
-            if c.up is not None and c.start >= 0 and c.up.ts >= 0 and \
-                    c.up.ts > c.start + NEST_SLACK_NS:
-                c.parent = UNKNOWN
-                c.up = None
-            if c.up is not None:
-                c.up.child += c.dur
             self._give(st, c)
             return
         pool.remove(fr)

@@ -238,7 +238,9 @@ class Walker:
 
     def _prime(self, batch: Sequence[str]) -> None:
         lay: Optional[Layout] = None
-        for line in batch[:2000]:
+        # the CPUs of the first batch's context switches and LOST
+        # markers: lines of several CPUs may mix without a CPU column
+        for line in batch:
             if line.startswith("#"):
                 m0 = P_RE.search(line)
                 if m0 and int(m0.group(1)) > 1:
