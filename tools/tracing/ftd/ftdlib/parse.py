@@ -55,8 +55,8 @@ def dur_ns(dur: str) -> int:
 CommentSink = Callable[[str, str, int, str], None]
 CallSink = Callable[[Call], None]
 
-# Shapes of function text in the hot loop (Walker._shape()).
-ENTER, LEAF, RET, NAMED_RET, OTHER = range(5)
+# Shapes of function text (Walker._shape()).
+ENTER, LEAF, RET, NAMED_RET, COMMENT, OPEN_COMMENT, OTHER = range(7)
 
 IDLE_SUFFIX = "-0"
 P_RE = re.compile(r"#P:(\d+)")
@@ -443,10 +443,12 @@ class Walker:
         self._batch(batch[n - n0:])
 
     def _shape(self, body: str) -> Tuple[int, str]:
-        """The shape of a function text for the hot loop, and the name
-        in it: ENTER "func() {", LEAF "func();", RET "}" (no name),
-        NAMED_RET "} /* func */" (or "} /* func = retval */", which
-        notes that the trace has return values), OTHER for the rest."""
+        """The shape of a function text, and the name in it: ENTER
+        "func() {", LEAF "func();" (or "func(); /* = retval */"), RET
+        "}" (no name), NAMED_RET "} /* func */" (or "} /* func = retval
+        */"; a return value notes that the trace has them), COMMENT
+        "/* ... */", OPEN_COMMENT "/* ..." (goes on in the next lines),
+        OTHER for the rest.  The one classification of both paths."""
         c = body[-1:]
         if c == "{":
             if body[-4:] == "() {":
@@ -457,12 +459,21 @@ class Walker:
         elif c == "}":
             if body == "}":
                 return RET, ""
-        elif c == "/" and body[:5] == "} /* ":
-            name = body[5:-3]
-            if " = " in name:
-                name = name.partition(" = ")[0]
+        elif c == "/" and body[-3:] == " */":
+            if body[:5] == "} /* ":
+                name = body[5:-3]
+                if " = " in name:
+                    name = name.partition(" = ")[0]
+                    self.info.retval = True
+                return NAMED_RET, name
+            if body[:2] == "/*":
+                return COMMENT, ""
+            i = body.find("(); /* = ")
+            if i > 0:
                 self.info.retval = True
-            return NAMED_RET, name
+                return LEAF, body[:i]
+        if body[:2] == "/*":
+            return OPEN_COMMENT, ""
         return OTHER, ""
 
     def _text_shape(self, text: str) -> Tuple[int, int, str]:
@@ -584,39 +595,23 @@ class Walker:
                 return
         self.in_comment = False
         n = self.lineno
-        tsn = stamp_ns(ts)
-        c = body[-1:]
-        if c == "{" and body.endswith("() {"):
-            core.enter(st, depth, body[:-4], tsn, cpu, n)
-            return
-        if c == ";" and body.endswith("();"):
-            core.leaf(st, depth, body[:-3], d, tsn, cpu, n)
-            return
-        if c == "}" and body == "}":
-            core.ret(st, depth, None, d, tsn, cpu, n)
-            return
-        if c == "/" and body.endswith(" */"):
-            if body.startswith("} /* "):
-                name, eq, _ = body[5:-3].partition(" = ")
-                if eq:
-                    info.retval = True
-                core.ret(st, depth, name, d, tsn, cpu, n)
-                return
-            if body.startswith("/*"):
-                info.comments += 1
-                if self.comment_sink is not None and ts:
-                    self.comment_sink(key, cpu, ts_ns(ts), body)
-                return
-            i = body.find("(); /* = ")
-            if i > 0:
-                info.retval = True
-                core.leaf(st, depth, body[:i], d, tsn, cpu, n)
-                return
-        if body.startswith("/*"):
+        kind, name = self._shape(body)
+        if kind == ENTER:
+            core.enter(st, depth, name, stamp_ns(ts), cpu, n)
+        elif kind == LEAF:
+            core.leaf(st, depth, name, d, stamp_ns(ts), cpu, n)
+        elif kind == RET:
+            core.ret(st, depth, None, d, stamp_ns(ts), cpu, n)
+        elif kind == NAMED_RET:
+            core.ret(st, depth, name, d, stamp_ns(ts), cpu, n)
+        elif kind == COMMENT:
+            info.comments += 1
+            if self.comment_sink is not None and ts:
+                self.comment_sink(key, cpu, ts_ns(ts), body)
+        elif kind == OPEN_COMMENT:
             info.comments += 1
             self.in_comment = True
-            return
-        if not self._special(line.rstrip("\r\n")):
+        elif not self._special(line.rstrip("\r\n")):
             self._malformed(line)
 
     def _keep(self, key: str, cpu: str) -> bool:
