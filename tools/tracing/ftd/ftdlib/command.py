@@ -219,10 +219,11 @@ def report_problems(info: TraceInfo, strict: bool) -> None:
             warn("%s: no duration column: leaf functions have no time; "
                  "turn it on with `echo 1 > %sfuncgraph-duration`" % (
                      info.name, OPT))
-        if not lay.cpu and len(info.cpus) == 0 and info.switches:
-            warn("%s: no CPU column: calls of different CPUs cannot be "
-                 "told apart; `echo 1 > %sfuncgraph-cpu`" % (
-                     info.name, OPT))
+        if not lay.cpu and info.mixed_cpus:
+            warn("%s: no CPU column: where lines of several CPUs mix, "
+                 "returns are matched by time only (%d not matched) and "
+                 "callers are unknown; `echo 1 > %sfuncgraph-cpu`" % (
+                     info.name, info.ambiguous, OPT))
     if info.lost_events:
         warn("%s: %d lost-events markers (%d records lost): times near "
              "them may be incomplete" % (info.name, info.lost_events,

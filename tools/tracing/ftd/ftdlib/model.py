@@ -128,6 +128,7 @@ class TraceInfo:
     contradictions: int = 0
     ambiguous: int = 0
     migrated_cuts: int = 0
+    mixed_cpus: bool = False    # lines of several CPUs, no CPU column
     comments: int = 0
     irq_entries: int = 0
     irq_exits: int = 0

@@ -144,7 +144,7 @@ class Walker:
         CPU column: the ambiguous tasks are paired by time."""
         if self.multi_cpu or self.layout is None or self.layout.cpu:
             return
-        self.multi_cpu = True
+        self.multi_cpu = self.info.mixed_cpus = True
         if not self.layout.proc:
             self.curtask[""] = "?"
         for st in self.core.tasks.values():
