@@ -136,6 +136,54 @@ def stamp(line: str) -> int:
     return int(m.group(1)) * 10**9 + int(m.group(2)) * 1000
 
 
+def pairs_of(pr: Printer) -> Set[Tuple[str, str]]:
+    """Every true (caller, callee) pair of functions."""
+    out: Set[Tuple[str, str]] = set()
+    for t in pr.truth.values():
+        p = pr.truth.get(t.parent)
+        if p is not None:
+            out.add((p.func, t.func))
+    return out
+
+
+def check_views(path: Path, calls: List[Call], pr: Printer,
+                callers: bool = True) -> None:
+    """slowest, hist and folded, call by call: the slowest calls of the
+    busiest function are its slowest records, at their lines and
+    starts; its histogram counts them all; the folded stacks count
+    every call once, and link true callers to their callees."""
+    names = collections.Counter(c.name for c in calls)
+    func = names.most_common(1)[0][0]
+    assert func is not None
+    mine = sorted((c for c in calls if c.name == func),
+                  key=lambda c: -c.dur)
+    at = {c.line: c for c in mine}
+    rows = json.loads(run_ftd("slowest", str(path), func, "-n", "5", "-f",
+                              "json").stdout)
+    assert [round(r["duration_us"] * 1000) for r in rows] == \
+        [c.dur for c in mine[:len(rows)]]
+    for r in rows:
+        c = at[r["line"]]
+        assert round(r["duration_us"] * 1000) == c.dur
+        assert abs(r["start_s"] * 1e9 - c.start) <= 1500, (r, c)
+        assert c.task[:1] == "?" or r["task"] == task_name(c.task)
+    hist = json.loads(run_ftd("hist", str(path), func, "-f",
+                              "json").stdout)
+    assert hist[0]["count"] == names[func]
+    assert round(hist[0]["max_us"] * 1000) == mine[0].dur
+    true_pairs = pairs_of(pr)
+    total = 0
+    for ln in run_ftd("folded", "--weight", "count",
+                      str(path)).stdout.decode().splitlines():
+        stack, _, n = ln.rpartition(" ")
+        total += int(n)
+        frames = stack.split(";")
+        for a, b in zip(frames, frames[1:]):
+            assert not callers or "(unknown)" in (a, b) or \
+                (a, b) in true_pairs, ln
+    assert total == len(calls)
+
+
 def check_records(text: List[str], pr: Printer, min_share: float,
                   callers: bool = True) -> Tuple[Walker, List[Call]]:
     """The pairing core's records against the truth, call by call."""
@@ -202,11 +250,7 @@ def check_records(text: List[str], pr: Printer, min_share: float,
     if not callers:
         return w, calls
     # every caller -> callee pair of the trees is a true one
-    true_pairs: Set[Tuple[str, str]] = set()
-    for t in pr.truth.values():
-        p = pr.truth.get(t.parent)
-        if p is not None:
-            true_pairs.add((p.func, t.func))
+    true_pairs = pairs_of(pr)
     for root in w.roots().values():
         todo = [root]
         while todo:
@@ -220,12 +264,16 @@ def check_records(text: List[str], pr: Printer, min_share: float,
     return w, calls
 
 
-def check_timelines(tmp_path: Path, text: List[str], calls: List[Call]
-                    ) -> None:
+def check_timelines(tmp_path: Path, text: List[str], calls: List[Call],
+                    pr: Optional[Printer] = None,
+                    callers: bool = True) -> None:
     """Every counted call is in every timeline with its printed
-    duration, at its start, to the microsecond."""
+    duration, at its start, to the microsecond (and, given the truth,
+    in slowest, hist and folded: check_views())."""
     path = tmp_path / "t.txt"
     path.write_text("".join(text))
+    if pr is not None:
+        check_views(path, calls, pr, callers)
     base = min([c.start for c in calls] + [
         int(round(float(m.group(1)) * 1e9)) for m in
         (re.match(r" *(\d+\.\d+) \|", ln) for ln in text) if m])
@@ -300,7 +348,7 @@ def test_several_cpus_without_cpu_column(tmp_path: Path, seed: int) -> None:
         t.lines = [n + 2 for n in t.lines]
     w, calls = check_records(text, pr, 0.75)
     assert all(c.task == "?" for c in calls)
-    check_timelines(tmp_path, text, calls)
+    check_timelines(tmp_path, text, calls, pr)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -341,7 +389,7 @@ def test_lost_events_with_migration(tmp_path: Path, seed: int) -> None:
     text, pr = render(sim, o)
     w, calls = check_records(text, pr, 0.5)
     assert w.info.lost_events == 1
-    check_timelines(tmp_path, text, calls)
+    check_timelines(tmp_path, text, calls, pr)
 
 
 @pytest.mark.parametrize("n_before", [2, 7, 9, 12])
@@ -381,7 +429,7 @@ def test_many_calls_waiting_for_their_caller(tmp_path: Path,
         stats["sys_statx"].total - sum(c.dur for c in calls
                                        if c.parent != UNKNOWN and
                                        c.name == "kmalloc")
-    check_timelines(tmp_path, text, calls)
+    check_timelines(tmp_path, text, calls, pr)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -402,7 +450,7 @@ def test_interrupts_inside_leaves(tmp_path: Path, seed: int) -> None:
     o = Opts(abstime=True, cpu=True, proc=True, ncpus=1)
     text, pr = render(sim, o)
     w, calls = check_records(text, pr, 1.0)
-    check_timelines(tmp_path, text, calls)
+    check_timelines(tmp_path, text, calls, pr)
 
 
 @pytest.mark.parametrize("tail", [False, True])
@@ -449,7 +497,7 @@ def test_buffers_overwritten_at_different_points(tmp_path: Path, seed: int,
     o = Opts(abstime=True, cpu=True, proc=True, tail=tail, ncpus=2)
     text, pr = render(sim, o)
     w, calls = check_records(text, pr, 0.3, callers=False)
-    check_timelines(tmp_path, text, calls)
+    check_timelines(tmp_path, text, calls, pr, callers=False)
 
 
 @pytest.mark.parametrize("tail", [False, True])
@@ -476,4 +524,4 @@ def test_trace_cmd_report(tmp_path: Path, seed: int, tail: bool) -> None:
             for k, f in func_stats(w.roots()).items()} == \
         {k: (f.count, f.total, f.local)
          for k, f in func_stats(plain.roots()).items()}
-    check_timelines(tmp_path, tc_text, calls)
+    check_timelines(tmp_path, tc_text, calls, pr)
