@@ -129,3 +129,58 @@ def test_known_totals() -> None:
     w = Walker()
     w.feed_lines(lines)
     assert sum(f.count for f in func_stats(w.roots()).values()) == calls
+
+
+def strip_columns(lines: List[str], proc: bool) -> List[str]:
+    """S3 as it would print without funcgraph-cpu (and without
+    funcgraph-proc unless proc): the lines of both CPUs mix."""
+    out = []
+    for ln in lines:
+        if ln.startswith("#"):
+            ln = ln.replace(" CPU", "    ", 1)
+            out.append(ln if proc else ln.replace("TASK/PID", " " * 8, 1))
+            continue
+        m = re.match(r"( *\d+\.\d+ \|  ) *\d+\) (.*)$", ln, re.S)
+        if not m:
+            out.append(ln)
+            continue
+        ln = m.group(1) + m.group(2)
+        if not proc:
+            ln = re.sub(r"^( *\d+\.\d+ \|  ) *\S.*?-\d+ *\| ", r"\1", ln)
+        out.append(ln)
+    return out
+
+
+def by_line(lines: List[str]) -> Tuple[Walker, Dict[int, Call]]:
+    every: List[Call] = []
+    w = Walker()
+    w.want_calls(lambda c: None)
+    collect = w.core.emit
+
+    def emit(c: Call) -> None:
+        every.append(c)
+        collect(c)
+    w.core.emit = emit
+    w.feed_lines(lines)
+    return w, {c.line: c for c in every}
+
+
+@pytest.mark.parametrize("proc", [True, False])
+def test_without_cpu_column(proc: bool) -> None:
+    """S3 with its CPU column (and task column) taken out, against S3:
+    no return matched with another entry, no caller that S3
+    contradicts, and most returns matched by time."""
+    lines = load("S3")
+    _, full = by_line(lines)
+    w, got = by_line(strip_columns(lines, proc))
+    assert w.info.mixed_cpus and w.info.malformed == 0
+    lines_of = {c.line: c.rline for c in full.values()}
+    parent_line = {c.id: c.line for c in full.values()}
+    gid_line = {c.id: c.line for c in got.values()}
+    for n, c in got.items():
+        if c.line != c.rline:
+            assert lines_of.get(n) == c.rline, c
+        if c.parent > 0:
+            f = full[n]
+            assert parent_line.get(f.parent) == gid_line[c.parent], (c, f)
+    assert w.info.ambiguous < 0.1 * w.info.returns
