@@ -249,7 +249,10 @@ def ordered_folded(tl: Timeline, by_task: bool = True
     names = tl.name_list
     for track, label, recs in tl.lane_items(
             sorted(tl.tracks, key=lambda t: min(tl.tracks[t].s))):
-        prefix = [task_name(track)] if by_task else []
+        # a task's other lanes hold calls that overlap its first
+        # lane's without nesting in them: named apart
+        prefix = [task_name(track) + label[len(track):]] if by_task \
+            else []
         stack: List[List[int]] = []
         path: List[str] = []
         t = 0

@@ -169,3 +169,22 @@ def test_real_durations_unchanged(tmp_path: Path, name: str) -> None:
         if m:
             got[round(float(m.group(1)) * 1000)] += 1
     assert share(got) >= 0.995
+
+
+def test_unfinished_calls_drawn_to_the_end(tmp_path: Path) -> None:
+    # sys_exit_group() and do_exit() never return in the trace: they
+    # are drawn from their entries to the trace's last line, marked
+    path = exit_trace(tmp_path)
+    doc = json.loads(run_ftd("chrome", str(path)).stdout)
+    evs = {e["name"]: e for e in doc["traceEvents"] if e["ph"] == "X"}
+    end = max(e["ts"] + e["dur"] for e in evs.values())
+    for name in ("sys_exit_group", "do_exit"):
+        assert evs[name]["args"] == {"unfinished": True}
+        assert evs[name]["ts"] + evs[name]["dur"] == end
+    assert "args" not in evs["exit_mm"]
+    sp = json.loads(run_ftd("speedscope", str(path)).stdout)
+    frames = [f["name"] for f in sp["shared"]["frames"]]
+    assert "sys_exit_group (unfinished)" in frames
+    svg = tmp_path / "u.svg"
+    run_ftd("flamechart", str(path), "-o", str(svg), "--min-px", "0")
+    assert "do_exit: unfinished (no return in the trace)" in svg.read_text()
