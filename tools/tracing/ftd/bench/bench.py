@@ -8,7 +8,12 @@ gives its CPU time (user + system), wall time and peak RSS.
 Every tool reads the same uncompressed file, after one untimed warm-up
 read so that all of them find it in the page cache.
 
-    python3 bench/bench.py [--size-mb 216] [--runs 3]   (from tools/tracing/ftd)
+    python3 bench/bench.py [--size-mb 216] [--runs 3] [--only CMD]
+                                                    (from tools/tracing/ftd)
+
+Every ftd command runs on the same file, side by side with the
+sleepgraph loop; the table gives each one's CPU time, its ratio to the
+sleepgraph loop and its peak memory.
 """
 
 import argparse
@@ -82,6 +87,26 @@ def build(path, size_mb, mix=False):
     return done
 
 
+# Every command, as a user runs it ("TRACE" is the input).
+COMMANDS = [
+    ("report", ["report", "TRACE"]),
+    ("info", ["info", "TRACE"]),
+    ("callers vfs_read", ["callers", "TRACE", "vfs_read"]),
+    ("callees vfs_read", ["callees", "TRACE", "vfs_read"]),
+    ("slowest vfs_read", ["slowest", "TRACE", "vfs_read"]),
+    ("hist vfs_read", ["hist", "TRACE", "vfs_read"]),
+    ("tree", ["tree", "TRACE"]),
+    ("folded", ["folded", "TRACE"]),
+    ("folded --ordered", ["folded", "--ordered", "TRACE"]),
+    ("flamegraph (on-CPU)", ["flamegraph", "TRACE"]),
+    ("flamechart", ["flamechart", "TRACE"]),
+    ("chrome", ["chrome", "TRACE"]),
+    ("speedscope", ["speedscope", "TRACE"]),
+    ("report -s oncpu", ["report", "-s", "oncpu", "TRACE"]),
+    ("diff (the file with itself)", ["diff", "TRACE", "TRACE"]),
+]
+
+
 def timed(cmd):
     """Run cmd under /usr/bin/time; return (wall s, CPU s, peak RSS MB).
     CPU time (user + system of the child) is what the ratios use: it
@@ -109,6 +134,9 @@ def main():
                     help="alternate S3 with the exits-only trace S2")
     ap.add_argument("--full-sleepgraph", action="store_true",
                     help="also time sleepgraph's loop with stampInfo()")
+    ap.add_argument("--only", action="append", metavar="TEXT",
+                    help="only the ftd commands whose name holds TEXT "
+                    "(repeatable)")
     a = ap.parse_args()
     tmp = None
     if a.trace:
@@ -126,11 +154,15 @@ def main():
          [sys.executable, "-c", SLEEPGRAPH_LOOP, a.sleepgraph, path]),
         ("sleepgraph loop with stampInfo()",
          [sys.executable, "-c", SLEEPGRAPH_FULL, a.sleepgraph, path]),
-        ("ftd report", [sys.executable, FTD, "report", "--no-progress",
-                        "-o", os.devnull, path]),
-        ("ftd folded", [sys.executable, FTD, "folded", "--no-progress",
-                        "-o", os.devnull, path]),
     ]
+    ftd = [sys.executable, FTD]
+    for name, args in COMMANDS:
+        if a.only and not any(o in name for o in a.only):
+            continue
+        argv = [x if x != "TRACE" else path for x in args]
+        tools.append(("ftd " + name, ftd + argv[:1] + ["--no-progress",
+                                                    "-o", os.devnull]
+                      + argv[1:]))
     if not os.path.exists(a.sleepgraph):
         tools = [t for t in tools if not t[0].startswith("sleepgraph")]
     if not a.full_sleepgraph:
@@ -154,25 +186,25 @@ def main():
           "%d runs by CPU time (user+sys); file in page cache; rates use "
           "CPU time; peak RSS is /usr/bin/time's %%M." % a.runs)
     print()
-    print("| tool | CPU (s) | wall (s) | lines/s (CPU) | MB/s (CPU) | "
-          "peak RSS (MB) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for name, (wall, cpu, rss) in res.items():
-        c = max(cpu, 0.01)
-        print("| %s | %.2f | %.2f | %.0f K | %.1f | %.0f |" % (
-            name, cpu, wall, lines / c / 1000, size / 1e6 / c, rss))
-    print()
     sg = res.get("sleepgraph loop (regex + FTraceLine)")
     wc = res["wc -l"]
-    for name in ("ftd report", "ftd folded"):
-        c = res[name][1]
-        if sg:
-            print("%s: %.2fx faster than the sleepgraph loop (CPU time), "
-                  "%.0fx the CPU time of wc -l" % (
-                      name, sg[1] / c, c / max(wc[1], 0.01)))
-        else:
-            print("%s: %.0fx the CPU time of wc -l" % (
-                name, c / max(wc[1], 0.01)))
+    print("| tool | CPU (s) | wall (s) | lines/s (CPU) | MB/s (CPU) | "
+          "peak RSS (MB) | x sleepgraph (CPU) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, (wall, cpu, rss) in res.items():
+        c = max(cpu, 0.01)
+        ratio = "%.2f" % (sg[1] / c) if sg else "-"
+        print("| %s | %.2f | %.2f | %.0f K | %.1f | %.0f | %s |" % (
+            name, cpu, wall, lines / c / 1000, size / 1e6 / c, rss,
+            ratio))
+    print()
+    slow = [n for n, r in res.items() if n.startswith("ftd") and sg and
+            sg[1] / max(r[1], 0.01) < 3.0]
+    big = [n for n, r in res.items() if n.startswith("ftd") and
+           r[2] >= 300]
+    print("below 3x the sleepgraph loop: %s" % (", ".join(slow) or "none"))
+    print("at 300 MB or more: %s" % (", ".join(big) or "none"))
+    print("wc -l: %.2f s of CPU" % wc[1])
     if tmp and not a.keep:
         os.unlink(path)
         os.rmdir(tmp)

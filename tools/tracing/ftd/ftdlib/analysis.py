@@ -8,8 +8,8 @@ from typing import (Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple)
 
 from .model import (COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
-                    FuncStats, Node, Timeline, add_node_stats, new_node,
-                    task_name)
+                    FuncStats, Node, add_node_stats, new_node, task_name)
+from .timeline import Timeline
 
 Roots = Dict[str, Node]
 
@@ -247,8 +247,12 @@ def ordered_folded(tl: Timeline, by_task: bool = True
     running, (stack, ns) per slice, consecutive equal stacks merged.
     Time a task spent outside traced functions is left out."""
     names = tl.name_list
-    for track in sorted(tl.tracks, key=lambda t: min(tl.tracks[t][0])):
-        prefix = [task_name(track)] if by_task else []
+    for track, label, recs in tl.lane_items(
+            sorted(tl.tracks, key=lambda t: min(tl.tracks[t].s))):
+        # a task's other lanes hold calls that overlap its first
+        # lane's without nesting in them: named apart
+        prefix = [task_name(track) + label[len(track):]] if by_task \
+            else []
         stack: List[List[int]] = []
         path: List[str] = []
         t = 0
@@ -268,8 +272,8 @@ def ordered_folded(tl: Timeline, by_task: bool = True
             if until > t:
                 t = until
 
-        for p in tl.nested(track):
-            rec = [max(p[0], tl.start), max(p[1], tl.start), p[2], p[3]]
+        for p in recs:
+            rec = [p[0], p[1], p[2], p[3]]
             while stack and stack[-1][2] >= rec[2]:
                 yield from emit(stack[-1][1])
                 stack.pop()

@@ -29,7 +29,9 @@ import re
 from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
-from .model import BIG, FtdError, Timeline, task_name
+from .model import BIG, FtdError, task_name
+from .pairing import UNFINISHED, Call
+from .timeline import Timeline
 from .table import Column, text_col, write_table
 
 # printk and console output: the printk entry points, the console
@@ -155,7 +157,7 @@ class Collector:
         self.events: List[Tuple[int, str, str]] = []   # ts, track, level
         self.starts: List[Tuple[int, str]] = []   # initcall_start: ts, fn
         self.cur = Input("-")
-        self._open: List[Tuple[str, str, int, str, int]] = []
+        self._open: List[Call] = []
 
     def begin(self, name: str) -> None:
         self.cur = Input(name)
@@ -168,11 +170,21 @@ class Collector:
             return "<idle>-0/" + key[2:]
         return key
 
-    def sink(self, key: str, cpu: str, depth: int, name: str,
-             start: int, end: int) -> None:
-        start += self.cur.shift
-        end += self.cur.shift
-        self.tl.sink(self.track(key, cpu), cpu, depth, name, start, end)
+    def call(self, call: Call) -> None:
+        """A call of the pairing core; one still open at the end of the
+        input waits for close_open()."""
+        if call.start < 0:
+            return
+        if call.flags & UNFINISHED:
+            self._open.append(call)
+            return
+        self.sink(call)
+
+    def sink(self, call: Call) -> None:
+        call.start += self.cur.shift
+        call.task = self.track(call.task, call.cpu)
+        start, end = call.start, call.start + call.dur
+        self.tl.add(call)
         c = self.cur
         c.calls += 1
         if start < c.first:
@@ -199,11 +211,6 @@ class Collector:
             # the file prints ticks * 10^9 / freq, truncated
             c.shift = local - ticks * 1000000000 // c.freq
 
-    def open_sink(self, key: str, cpu: str, depth: int, name: str,
-                  start: int) -> None:
-        # closed when the input ends (see close_open)
-        self._open.append((key, cpu, depth, name, start))
-
     def comment_sink(self, key: str, cpu: str, ts: int, text: str) -> None:
         if ts < 0:
             self.header(text)
@@ -229,8 +236,10 @@ class Collector:
         the early file, kernel_init's callers in the main one) last
         until the input's last timestamp."""
         raw_end = max(self.cur.last - self.cur.shift, last_ts or 0)
-        for key, cpu, depth, name, start in self._open:
-            self.sink(key, cpu, depth, name, start, max(start, raw_end))
+        for call in self._open:
+            call.dur = max(call.start, raw_end) - call.start
+            call.flags &= ~UNFINISHED
+            self.sink(call)
         self._open = []
 
 
@@ -364,8 +373,8 @@ class Levels:
 
 def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
     """The boot path: (track, from, until) pieces in time order."""
-    first: Dict[str, int] = {t: min(v[0]) for t, v in tl.tracks.items()
-                             if len(v[0])}
+    first: Dict[str, int] = {t: min(v.s) for t, v in tl.tracks.items()
+                             if len(v.s)}
     if not first:
         return [], ""
     t0 = min(first.values())
@@ -409,7 +418,9 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     # nested records of the boot path, clipped to their pieces
     recs: List[List[int]] = []
     for track, lo, hi in pieces:
-        for p in tl.nested(track):
+        # the first lane: its calls nest, and do not overlap in time
+        # (the calls of the other lanes overlap them)
+        for p in tl.lanes(track)[0]:
             if p[0] >= hi or p[1] <= lo:
                 continue
             recs.append([max(p[0], lo), min(p[1], hi), p[2], p[3]])

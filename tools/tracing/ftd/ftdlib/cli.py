@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import os
 import sys
 from types import ModuleType
 from typing import Dict, Optional, Sequence
 
-from . import (VERSION, cmd_boot, cmd_callees, cmd_callers, cmd_chrome,
-               cmd_diff, cmd_flamechart, cmd_flamegraph, cmd_folded,
-               cmd_hist, cmd_info, cmd_report, cmd_slowest,
-               cmd_speedscope, cmd_tree)
+from . import VERSION
 from .command import EPILOG, Parser, UsageError, warn
 from .model import (EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
                     FtdError)
@@ -26,15 +24,26 @@ ftd (function trace dump) reads the text output of the function_graph
 tracer (the tracefs files trace or trace_pipe, plain or compressed with
 gzip, xz or bzip2, or '-' for stdin) and reports where the time went."""
 
-# in the order of --help
-COMMANDS: Dict[str, ModuleType] = {
-    "report": cmd_report, "callers": cmd_callers, "callees": cmd_callees,
-    "slowest": cmd_slowest, "hist": cmd_hist, "tree": cmd_tree,
-    "folded": cmd_folded, "flamegraph": cmd_flamegraph,
-    "flamechart": cmd_flamechart, "chrome": cmd_chrome,
-    "speedscope": cmd_speedscope, "diff": cmd_diff, "boot": cmd_boot,
-    "info": cmd_info,
-}
+# in the order of --help; a command whose module is not installed
+# is left out (each comes with the patch that adds it)
+ORDER = ["report", "callers", "callees", "slowest", "hist", "tree",
+         "folded", "flamegraph", "flamechart", "chrome", "speedscope",
+         "diff", "boot", "info"]
+
+
+def _commands() -> Dict[str, ModuleType]:
+    out: Dict[str, ModuleType] = {}
+    for name in ORDER:
+        mod = "%s.cmd_%s" % (__package__, name)
+        try:
+            out[name] = importlib.import_module(mod)
+        except ModuleNotFoundError as err:
+            if err.name != mod:
+                raise
+    return out
+
+
+COMMANDS = _commands()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -68,9 +68,9 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         col.begin("<stdin>" if path == "-" else path)
 
         def hooks(w: Walker) -> None:
-            w.open_sink = col.open_sink
+            w.collect.every = col.call
             w.comment_sink = col.comment_sink
-        w = load(path, a, col.sink, need_time="the boot view", flat=True,
+        w = load(path, a, need_time="the boot view", flat=True,
                  hooks=hooks)
         col.close_open(w.info.last_ts)
         if last is None or w.info.truncated:

@@ -7,7 +7,7 @@ import argparse
 from typing import TextIO
 
 from .command import SubParsers, add_common, new_parser, timeline
-from .output import write_chrome
+from .export import write_chrome
 from .parse import Walker
 
 

@@ -34,11 +34,12 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     w, tl = timeline(a, "a flame chart", oncpu=True)
     title = a.title or "Flame chart: %s" % os.path.basename(w.info.name)
     off = None
-    legend = ""
+    legend = "tasks in order of their time in calls"
     if tl.by == "task" and no_switches(w) is None:
         off = {k: (st.off_s, st.off_e) for k, st in w.tasks.items()
                if st.off_s}
-        legend = "lanes ranked by time on the CPU; shaded: switched out"
+        legend = "tasks in order of their time on the CPU, busiest " \
+            "first; shaded: switched out"
     flamechart(out, tl, title, highlight(a), a.width, min_px=a.min_px,
                max_lanes=a.max_lanes, legend=legend, off=off)
     return w

@@ -31,12 +31,12 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     from .svg import flamegraph     # not loaded by every command
     w = load(a.trace, a, oncpu=a.weight in (None, "oncpu"))
     check_focus(w, a.focus)
-    weight = a.weight or ("oncpu" if w.calls.oncpu else "time")
+    weight = a.weight or ("oncpu" if w.oncpu else "time")
     what = {"time": "inclusive time", "count": "calls"}.get(weight, "")
     roots = w.roots()
     if weight == "oncpu":
         why = no_switches(w)
-        if why is not None and not w.calls.oncpu:
+        if why is not None and not w.oncpu:
             raise FtdError(why)
         if why is not None:
             warn(why)

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, TextIO, Tuple
 from .analysis import matcher
 from .command import SubParsers, add_common, load, new_parser
 from .model import FtdError
-from .parse import Walker
+from .parse import Call, Walker
 from .table import Column, text_col, us_col, write_table
 
 PERCENTILES = (50.0, 90.0, 99.0, 99.9)
@@ -76,13 +76,13 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     match = matcher([a.function])
     durs: Dict[str, "array.array[int]"] = {}
 
-    def sink(key: str, cpu: str, name: str, start: int, d: int,
-             line: int) -> None:
-        if match(name):
+    def sink(c: Call) -> None:
+        name = c.name
+        if name is not None and match(name):
             ds: Optional["array.array[int]"] = durs.get(name)
             if ds is None:
                 ds = durs[name] = array.array("q")
-            ds.append(d)
+            ds.append(c.dur)
 
     w = load(a.trace, a, flat=True, hooks=lambda w: w.want_calls(sink))
     if not durs:

@@ -44,6 +44,10 @@ def info_dict(w: Walker) -> Dict[str, object]:
         "entries_without_return": i.unfinished,
         "lost_returns": i.missing_returns,
         "calls_cut": i.cut_calls,
+        "calls_with_unknown_caller": i.unknown_callers,
+        "returns_contradicting_entry": i.contradictions,
+        "returns_not_paired_by_time": i.ambiguous,
+        "cut_after_migrating_into_lost_events": i.migrated_cuts,
         "max_depth": i.max_depth,
         "cpus": sorted(i.cpus),
         "tasks": dict(sorted(i.tasks.items(), key=lambda kv: -kv[1])),
@@ -61,7 +65,7 @@ def info_dict(w: Walker) -> Dict[str, object]:
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
-    w = load(a.trace, a, flat=True, count_lines=True)
+    w = load(a.trace, a, flat=True)
     d = info_dict(w)
     if a.format == "json":
         out.write(json.dumps(d, indent=1) + "\n")

@@ -44,7 +44,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     w = load(a.trace, a, flat=not a.subs, oncpu=oncpu)
     if oncpu:
         why = no_switches(w)
-        if why is not None and not w.calls.oncpu:
+        if why is not None and not w.oncpu:
             raise FtdError(why)
         if why is not None:
             warn(why)

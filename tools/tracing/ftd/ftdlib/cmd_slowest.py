@@ -12,12 +12,12 @@ from .analysis import matcher
 from .command import (SubParsers, add_common, add_format, count_arg, load,
                       new_parser)
 from .model import FtdError, task_cpu, task_name
-from .parse import Walker
+from .parse import Call, Walker
 from .table import Column, int_col, text_col, us_col, write_table
 
 # duration, -sequence (the earlier of equal calls first), start, task,
 # cpu, line, function
-Call = Tuple[int, int, int, str, str, int, str]
+Row = Tuple[int, int, int, str, str, int, str]
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -50,20 +50,21 @@ def columns() -> List[Column]:
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
     match = matcher([a.function])
-    top: List[Call] = []
+    top: List[Row] = []
     seq = [0]
 
-    def sink(key: str, cpu: str, name: str, start: int, d: int,
-             line: int) -> None:
-        if not match(name):
+    def sink(c: Call) -> None:
+        name = c.name
+        if name is None or not match(name):
             return
         seq[0] += 1
-        call = (d, -seq[0], start, task_name(key), cpu or task_cpu(key),
-                line, name)
+        task = task_name(c.task) if c.task[:1] != "?" else "?"
+        row = (c.dur, -seq[0], c.start, task, c.cpu or task_cpu(c.task),
+                c.line, name)
         if len(top) < a.top:
-            heapq.heappush(top, call)
-        elif call > top[0]:
-            heapq.heapreplace(top, call)
+            heapq.heappush(top, row)
+        elif row > top[0]:
+            heapq.heapreplace(top, row)
 
     w = load(a.trace, a, flat=True, hooks=lambda w: w.want_calls(sink))
     if not top:

@@ -8,7 +8,7 @@ import os
 from typing import TextIO
 
 from .command import SubParsers, add_common, new_parser, timeline
-from .output import write_speedscope
+from .export import write_speedscope
 from .parse import Walker
 
 

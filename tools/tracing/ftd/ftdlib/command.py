@@ -9,8 +9,10 @@ import sys
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .analysis import matcher, prune
-from .model import EXIT_MALFORMED, FtdError, Timeline, TraceInfo, task_name
-from .parse import Filters, Sink, Walker, parse_file
+from .collect import Filters
+from .model import EXIT_MALFORMED, FtdError, TraceInfo, task_name
+from .parse import Walker, parse_file
+from .timeline import Timeline
 
 OPT = "/sys/kernel/tracing/options/"
 
@@ -217,19 +219,20 @@ def report_problems(info: TraceInfo, strict: bool) -> None:
             warn("%s: no duration column: leaf functions have no time; "
                  "turn it on with `echo 1 > %sfuncgraph-duration`" % (
                      info.name, OPT))
-        if not lay.cpu and len(info.cpus) == 0 and info.switches:
-            warn("%s: no CPU column: calls of different CPUs cannot be "
-                 "told apart; `echo 1 > %sfuncgraph-cpu`" % (
-                     info.name, OPT))
+        if not lay.cpu and info.mixed_cpus:
+            warn("%s: no CPU column: where lines of several CPUs mix, "
+                 "returns are matched by time only (%d not matched) and "
+                 "callers are unknown; `echo 1 > %sfuncgraph-cpu`" % (
+                     info.name, info.ambiguous, OPT))
     if info.lost_events:
         warn("%s: %d lost-events markers (%d records lost): times near "
              "them may be incomplete" % (info.name, info.lost_events,
                                          info.lost_records))
 
 
-def load(path: str, a: argparse.Namespace, sink: Optional[Sink] = None,
+def load(path: str, a: argparse.Namespace,
+         timeline: Optional[Timeline] = None,
          need_time: str = "", flat: bool = False,
-         count_lines: bool = False,
          hooks: Optional[Callable[[Walker], None]] = None,
          oncpu: bool = False) -> Walker:
     """Parse a trace with the filters of a; with oncpu, keep on-CPU
@@ -242,13 +245,13 @@ def load(path: str, a: argparse.Namespace, sink: Optional[Sink] = None,
     def all_hooks(w: Walker) -> None:
         if oncpu:
             w.want_oncpu()
-        elif getattr(a, "exclude", None) and sink is not None:
+        elif getattr(a, "exclude", None) and timeline is not None:
             raise UsageError("-N applies to the call trees: report, "
                              "callers, callees, tree, folded, flamegraph")
         if hooks is not None:
             hooks(w)
-    w = parse_file(path, filters(a), sink, need_time, a.progress, flat,
-                   count_lines, all_hooks)
+    w = parse_file(path, filters(a), timeline, need_time, a.progress, flat,
+                   all_hooks)
     if excl:
         prune(w.roots(), matcher(excl))
     info = w.info
@@ -293,7 +296,7 @@ def filter_args(a: argparse.Namespace) -> List[str]:
 def no_switches(w: Walker) -> Optional[str]:
     """Why on-CPU time is the wall time, or None: it is kept only with
     time stamps, and there is only a difference with context switches."""
-    if not w.calls.oncpu:
+    if not w.oncpu:
         return ("%s: no time stamps: on-CPU time needs `echo 1 > "
                 "%sfuncgraph-abstime`" % (w.info.name, OPT))
     if not w.info.switches:
@@ -321,8 +324,8 @@ def timeline(a: argparse.Namespace, what: str,
     """Parse a.trace into a Timeline (for the commands that draw
     time); what names the command in the error about time stamps."""
     tl = Timeline(getattr(a, "tracks", "task"))
-    w = load(a.trace, a, tl.sink, need_time=what, flat=True, oncpu=oncpu)
-    tl.set_origin(w.info.first_ts)
+    w = load(a.trace, a, tl, need_time=what, flat=True, oncpu=oncpu)
+    tl.set_bounds(w.info.first_ts, w.info.last_ts)
     if not tl.tracks:
         raise FtdError("%s: no completed calls with timestamps" %
                        w.info.name)

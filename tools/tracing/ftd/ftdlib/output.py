@@ -1,19 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Writers: tables (text, CSV, JSON), trees, folded stacks, Chrome
-trace-event JSON and speedscope JSON."""
+"""Writers: output files, tables (text, CSV, JSON), trees and folded
+stacks."""
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import tempfile
-from typing import (Callable, Dict, Iterable, List, Optional, Sequence,
-                    TextIO, Tuple)
+from typing import (Callable, Dict, Iterable, List, Optional,
+                    Sequence, TextIO, Tuple)
 
-from .model import (BEFORE, COUNT, KIDS, LOCAL, NAME, STRETCHED, TOTAL,
-                    FtdError, FuncStats, Node, Timeline, task_cpu,
-                    task_name)
+from .model import COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats, Node
 from .table import Column, int_col, text_col, us_col
 
 class OutFile:
@@ -183,137 +180,3 @@ def write_folded(out: TextIO, items: Iterable[Tuple[str, int]],
             out.write("%s %.3f\n" % (stack, v / 1000.0))
         else:
             out.write("%s %d\n" % (stack, v))
-
-
-def _track_ids(tl: Timeline) -> Dict[str, Tuple[int, int, str]]:
-    """(pid, tid, label) for every track.  By task: one process, one
-    thread per task; by CPU: one process per CPU, one thread per task
-    that ran there."""
-    ids: Dict[str, Tuple[int, int, str]] = {}
-    for i, track in enumerate(sorted(tl.tracks, key=_track_order)):
-        if tl.by == "task":
-            label = task_name(track)
-            if task_cpu(track):
-                label += " (CPU %s)" % task_cpu(track)
-            ids[track] = (1, i + 1, label)
-        else:
-            cpu, _, task = track.partition(": ")
-            try:
-                pid = int(cpu.split()[1]) + 1
-            except (IndexError, ValueError):
-                pid = 1000
-            ids[track] = (pid, i + 1, task)
-    return ids
-
-
-def _processes(tl: Timeline, ids: Dict[str, Tuple[int, int, str]]
-               ) -> Dict[int, str]:
-    if tl.by == "task":
-        return {1: "kernel tasks"}
-    return {pid: track.partition(": ")[0]
-            for track, (pid, _, _) in ids.items()}
-
-
-def _track_order(track: str) -> Tuple[int, str]:
-    pid = task_name(track.partition(": ")[2] or track).rpartition("-")[2]
-    try:
-        return int(pid), track
-    except ValueError:
-        return 1 << 30, track
-
-
-def write_chrome(out: TextIO, tl: Timeline) -> None:
-    """Chrome trace-event JSON, complete ("X") events, µs units."""
-    base = tl.start if tl.start != (1 << 62) else 0
-    ids = _track_ids(tl)
-    out.write('{"displayTimeUnit":"ns","otherData":{"generator":"ftd",'
-              '"time_origin_ns":%d},"traceEvents":[\n' % base)
-    first = True
-
-    def emit(obj: str) -> None:
-        nonlocal first
-        out.write(obj if first else ",\n" + obj)
-        first = False
-
-    for pid, pname in sorted(_processes(tl, ids).items()):
-        emit(json.dumps({"ph": "M", "name": "process_name", "pid": pid,
-                         "tid": 0, "args": {"name": pname}}))
-    for track, (pid, tid, label) in ids.items():
-        emit(json.dumps({"ph": "M", "name": "thread_name", "pid": pid,
-                         "tid": tid, "args": {"name": label}}))
-        emit(json.dumps({"ph": "M", "name": "thread_sort_index",
-                         "pid": pid, "tid": tid, "args": {"sort_index":
-                                                          tid}}))
-    names = [json.dumps(n) for n in tl.name_list]
-    for track, (pid, tid, label) in ids.items():
-        for st, en, lvl, fid, flags, dur in tl.nested(track):
-            args = ""
-            if flags:
-                # cut at the start of the trace, or drawn longer than
-                # printed so that its callees keep their durations
-                args = ',"args":{"printed_dur_us":%.3f%s%s}' % (
-                    dur / 1000.0,
-                    ',"began_before_trace":true' if flags & BEFORE
-                    else "", ',"callees_longer":true'
-                    if flags & STRETCHED else "")
-                st = max(st, base)
-            emit('{"name":%s,"ph":"X","ts":%.3f,"dur":%.3f,"pid":%d,'
-                 '"tid":%d%s}' % (names[fid], (st - base) / 1000.0,
-                                  (en - st) / 1000.0, pid, tid, args))
-    out.write("\n]}\n")
-
-
-def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
-    """speedscope evented profiles, one per track, in µs.  Written as
-    the events come (the frames, which grow by the calls that began
-    before the trace, go last), so that memory does not grow with the
-    number of calls."""
-    base = tl.start if tl.start != (1 << 62) else 0
-    ids = _track_ids(tl)
-    frames = list(tl.name_list)
-    early: Dict[int, int] = {}    # frame -> its "began before" frame
-    out.write('{"$schema":"https://www.speedscope.app/file-format-schema'
-              '.json","exporter":"ftd","name":%s,"activeProfileIndex":0,'
-              '"profiles":[' % json.dumps(name))
-    nprof = 0
-    for track, (pid, tid, label) in ids.items():
-        stack: List[Tuple[int, int, int]] = []   # open: level, frame, end
-        first_at: Optional[str] = None
-        last_at = ""
-        sep = ""
-        for p in tl.nested(track):
-            fr = p[3]
-            if p[4] & BEFORE:
-                e = early.get(fr)
-                if e is None:
-                    e = early[fr] = len(frames)
-                    frames.append(tl.name_list[fr] +
-                                  " (began before the trace)")
-                fr = e
-            if first_at is None:
-                out.write('%s{"type":"evented","name":%s,"unit":'
-                          '"microseconds","events":[' % (
-                              "," if nprof else "", json.dumps(
-                                  label if tl.by == "task" else track)))
-                nprof += 1
-            while stack and stack[-1][0] >= p[2]:
-                lvl, f, end = stack.pop()
-                last_at = "%.3f" % ((end - base) / 1000.0)
-                out.write('%s{"type":"C","frame":%d,"at":%s}' % (
-                    sep, f, last_at))
-            at = "%.3f" % ((max(p[0], base) - base) / 1000.0)
-            if first_at is None:
-                first_at = at
-            out.write('%s{"type":"O","frame":%d,"at":%s}' % (sep, fr, at))
-            sep = ","
-            stack.append((p[2], fr, max(p[1], base)))
-        while stack:
-            lvl, f, end = stack.pop()
-            last_at = "%.3f" % ((end - base) / 1000.0)
-            out.write('%s{"type":"C","frame":%d,"at":%s}' % (sep, f,
-                                                            last_at))
-        if first_at is not None:
-            out.write('],"startValue":%s,"endValue":%s}' % (first_at,
-                                                             last_at))
-    out.write('],"shared":{"frames":[%s]}}\n' % ",".join(
-        '{"name":%s}' % json.dumps(n) for n in frames))

@@ -16,8 +16,8 @@ import zlib
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-from .model import (BEFORE, COUNT, KIDS, LOCAL, NAME, ONCPU, STRETCHED,
-                    TOTAL, Node, Timeline)
+from .model import COUNT, KIDS, LOCAL, NAME, ONCPU, TOTAL, Node
+from .timeline import BEFORE, OPEN, Timeline
 
 DEFAULT_HIGHLIGHT = ["udelay", "mdelay", "ndelay", "__delay", "__udelay",
                      "__const_udelay", "msleep*", "usleep_range*",
@@ -269,44 +269,48 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     drawn as grey bands behind all lanes (the boot view's untraced
     time); green names more functions to highlight in green; legend
     goes after the subtitle; the tracks in keep are drawn first,
-    however quiet.  off gives, per track, when its task was switched
-    out (start and end lists): those spans are shaded in its lane and
-    the lanes are ranked by their time on the CPU."""
+    however quiet, then the others, busiest first.  off gives, per
+    track, when its task was switched out (start and end lists): those
+    spans are shaded in its lane and the tracks are ranked by their
+    time on the CPU; else by their time in calls.  A track whose calls
+    cannot all be drawn nested has more lanes ("task (2)")."""
     hl = Highlighter(highlight, green)
     t0, t1 = tl.start, tl.end
     span = max(t1 - t0, 1)
-    lanes = []
+    ranked = []
     for track in tl.tracks:
-        # only the calls wide enough to draw are kept; calls that began
-        # before the axis start are cut there
-        recs = [r for r in tl.nested(track)
-                if (r[1] - max(r[0], t0)) * width / span >= min_px]
-        if not recs:
+        # only the calls wide enough to draw are kept
+        lanes_of = [[r for r in recs
+                     if (r[1] - r[0]) * width / span >= min_px]
+                    for recs in tl.lanes(track)]
+        lanes_of = [recs for recs in lanes_of if recs]
+        if not lanes_of:
             continue
-        busy = sum(r[1] - r[0] for r in recs if r[2] == 0)
+        busy = sum(r[1] - r[0] for recs in lanes_of for r in recs
+                   if r[2] == 0)
         if off is not None and track in off:
             busy -= sum(min(b, t1) - max(a, t0)
                         for a, b in zip(*off[track]) if b > t0 and a < t1)
-        lanes.append((busy, track, recs))
-    lanes.sort(key=lambda t: (t[1] not in keep, -t[0]))
-    dropped = len(lanes) - max_lanes
-    lanes = lanes[:max_lanes]
-    # calls moved to nest may end after the last one did
-    t1 = max([t1] + [r[1] for _, _, recs in lanes for r in recs])
-    span = max(t1 - t0, 1)
-    lanes.sort(key=lambda t: min(r[0] for r in t[2]))
+        ranked.append((busy, track, lanes_of))
+    ranked.sort(key=lambda t: (t[1] not in keep, -t[0], t[1]))
+    dropped = len(ranked) - max_lanes
+    ranked = ranked[:max_lanes]
     pad = 10
     y = 50
     layout = []
-    for busy, track, recs in lanes:
-        depth = max(r[2] for r in recs) + 1
-        layout.append((track, recs, y))
-        y += 18 + depth * ROW + 8
+    nlanes = 0
+    for busy, track, lanes_of in ranked:
+        for k, recs in enumerate(lanes_of):
+            depth = max(r[2] for r in recs) + 1
+            label = track if k == 0 else "%s (%d)" % (track, k + 1)
+            layout.append((track, label, recs, y))
+            y += 18 + depth * ROW + 8
+            nlanes += 1
     height = y + 30
     sub = "%.6f s .. %.6f s (%.3f ms), %d lanes" % (
-        t0 / 1e9, t1 / 1e9, span / 1e6, len(lanes))
+        t0 / 1e9, t1 / 1e9, span / 1e6, nlanes)
     if dropped > 0:
-        sub += " (%d quieter lanes left out)" % dropped
+        sub += " (%d quieter tasks left out)" % dropped
     if legend:
         sub += "; " + legend
     _head(out, width, height, title, sub, pad)
@@ -322,9 +326,9 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
                       escape("%s: %.3f ms at %.6f s" % (
                           label, (me - ms) / 1e6, ms / 1e9))))
     names = tl.name_list
-    for track, recs, ly in layout:
+    for track, label, recs, ly in layout:
         out.write('<text x="%d" y="%d" style="font-weight:bold">%s</text>\n'
-                  % (pad, ly + 12, escape(track)))
+                  % (pad, ly + 12, escape(label)))
         if off is not None and track in off:
             lh = 2 + (max(r[2] for r in recs) + 1) * ROW
             for a, b in zip(*off[track]):
@@ -341,13 +345,14 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
                                   (b - a) / 1e6, a / 1e9))))
         for st, en, lvl, fid, flags, dur in recs:
             name = names[fid]
-            tip = "%s: %.3f us, at %.6f s" % (name, dur / 1000.0, st / 1e9)
+            if flags & OPEN:
+                tip = "%s: unfinished (no return in the trace), at " \
+                    "%.6f s" % (name, st / 1e9)
+            else:
+                tip = "%s: %.3f us, at %.6f s" % (name, dur / 1000.0,
+                                                  st / 1e9)
             if flags & BEFORE:
                 tip += " (began before the trace)"
-                st = max(st, t0)
-            if flags & STRETCHED:
-                tip += " (drawn longer: its callees' printed durations " \
-                    "add up to more)"
             _frame(out, name, tip, (st - t0) / span, (en - t0) / span,
                    ly + 18 + lvl * ROW, track, lvl, width, pad, hl)
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)

@@ -5,13 +5,17 @@ It takes per-CPU streams of entry/return records (as the ring buffer
 holds them) and prints them the way trace_functions_graph.c does in
 6.12: leaf merging (get_return_for_leaf), per-CPU enter_funcs to decide
 whether a return prints its name, context-switch blocks (verif_pid),
-irq arrows, and every column option.  It also reports which calls are
-visible with a name, so tests know the exact expected statistics.
+irq arrows, LOST markers, and every column option.  It also reports
+which calls are visible with a name, so tests know the exact expected
+statistics, and keeps the truth of every call it printed (Truth: id,
+function, start, duration, caller, task, CPU, and the lines it is at),
+so tests can check every view call by call.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Dict, List, Optional, Set, Tuple
 
 MARKS = [(1000000000, "$"), (100000000, "@"), (10000000, "*"),
@@ -33,9 +37,27 @@ class Opts:
 
 
 @dataclasses.dataclass
+class Truth:
+    """What a printed call really was."""
+    id: int
+    func: str
+    start: int              # ns: when it was called
+    dur: int                # ns, -1: its return was not printed
+    parent: int             # its caller's id, -1: outermost
+    task: str               # comm-pid as the trace prints it
+    cpu: int                # where its first printed line is
+    lines: List[int] = dataclasses.field(default_factory=list)
+    cpus: Set[int] = dataclasses.field(default_factory=set)
+    # printed as a leaf merged with another call's entry (after a
+    # migration, the kernel merges an entry with the next return of the
+    # same task and function on that CPU): no call has these numbers
+    merged: bool = False
+
+
+@dataclasses.dataclass
 class Rec:
     """One ring-buffer record."""
-    kind: str               # "E" entry or "R" return
+    kind: str               # "E" entry, "R" return, "L" lost events
     cpu: int
     pid: int
     comm: str
@@ -89,6 +111,21 @@ class Printer:
         self.printed: Set[int] = set()   # call ids whose return printed
         self.unnamed: Set[int] = set()   # of those: bare } and no entry
         self.entered: Set[int] = set()   # call ids whose entry printed
+        self.truth: Dict[int, Truth] = {}  # printed calls by id
+
+    def _truth(self, r: Rec) -> Truth:
+        t = self.truth.get(r.call_id)
+        if t is None:
+            t = self.truth[r.call_id] = Truth(
+                r.call_id, r.func, r.ts if r.kind == "E" else r.calltime,
+                -1, r.parent, "%s-%d" % (r.comm[:7] if r.pid else "<idle>",
+                                         r.pid), r.cpu)
+        if r.kind == "R":
+            t.start = r.calltime
+            t.dur = r.ts - r.calltime
+        t.lines.append(len(self.out))
+        t.cpus.add(r.cpu)
+        return t
 
     def prologue(self, r: Rec) -> str:
         o = self.o
@@ -160,6 +197,9 @@ class Printer:
             lst = streams[c]
             pos[c] += 1
             nxt = lst[pos[c]] if pos[c] < len(lst) else None
+            if best.kind == "L":
+                self.out.append("CPU:%d [LOST %d EVENTS]" % (c, best.depth))
+                continue
             if best.kind == "E":
                 leaf = (nxt is not None and nxt.kind == "R" and
                         nxt.pid == best.pid and nxt.func == best.func)
@@ -177,6 +217,7 @@ class Printer:
                 else:
                     self.enter.setdefault(c, {})[best.depth] = best.func
                     self.entered.add(best.call_id)
+                    self._truth(best)
                     self.out.append(self.prologue(best) + self.dur(None) +
                                     "  " * best.depth + best.func + "() {")
             else:
@@ -209,6 +250,15 @@ class Printer:
     def print_leaf(self, e: Rec, r: Rec) -> None:
         self.enter.setdefault(e.cpu, {})[e.depth] = ""
         ns = r.ts - r.calltime
+        if e.call_id == r.call_id:
+            self._truth(e)
+            self._truth(r).lines.pop()
+        else:
+            # the kernel merges an entry with the next record of its CPU
+            # when that is a return of the same task and function: after
+            # a migration, another call's.  The line has that call's
+            # duration and another one's stamp.
+            self._truth(r).merged = True
         s = self.prologue(e) + self.dur(ns) + "  " * e.depth
         if self.o.retval:
             s += self.retv(r, True)
@@ -226,6 +276,7 @@ class Printer:
         self.verif(r)
         ns = r.ts - r.calltime
         s = self.prologue(r) + self.dur(ns) + "  " * r.depth
+        self._truth(r)
         self.printed.add(r.call_id)
         if self.o.retval:
             s += self.retv(r, False)
@@ -261,3 +312,42 @@ def header(o: Opts) -> List[str]:
     return ["# tracer: function_graph", "#",
             h1 + "               FUNCTION CALLS",
             h2 + "               |   |   |   |"]
+
+
+TRACEFS_LINE = re.compile(
+    r" *(\d+\.\d+) \|  +(\d+)\) +(.*?-\d+) +\| "
+    r"([ +!#*@$] \d\S* us +| {14}|  =+[<>] )\|(.*)$")
+SWITCH_LINE = re.compile(r" *(\d+)\) +(.*?)-(\d+) +=> +(.*?)-(\d+) *$")
+
+
+def tracecmd(lines: List[str]) -> Tuple[List[str], Dict[int, int]]:
+    """The same trace as `trace-cmd report` prints it (from lines with
+    abstime, CPU, task and duration columns): "comm-pid [CPU] TS:
+    funcgraph_entry|funcgraph_exit: DURATION |  TEXT", context switches
+    as sched_switch events; irq arrows, the separators of the switch
+    blocks and the column header are not printed.  Returns the lines
+    and, for each line number (from 1) that is kept, its new number."""
+    out = ["version = 6", "cpus=%d" % 2]
+    keep: Dict[int, int] = {}
+    last: Dict[str, str] = {}
+    for n, ln in enumerate(lines, 1):
+        m = TRACEFS_LINE.match(ln)
+        if m and "==========" not in m.group(4):
+            ts, cpu, task, dur, text = m.groups()
+            last[cpu] = ts
+            ev = "exit" if text.strip().startswith("}") else "entry"
+            out.append("%20s [%03d] %s: funcgraph_%s:      %s|%s" % (
+                task.strip(), int(cpu), ts, ev, dur.rstrip() + "   "
+                if dur.strip() else " " * 13, text))
+            keep[n] = len(out)
+            continue
+        m = SWITCH_LINE.match(ln)
+        if m:
+            cpu, a, ap, b, bp = m.groups()
+            out.append("%20s [%03d] %s: sched_switch:         prev_comm=%s "
+                       "prev_pid=%s prev_prio=120 prev_state=S ==> "
+                       "next_comm=%s next_pid=%s next_prio=120" % (
+                           a.strip() + "-" + ap, int(cpu),
+                           last.get(cpu, "0.000000"), a.strip(), ap,
+                           b.strip(), bp))
+    return out, keep

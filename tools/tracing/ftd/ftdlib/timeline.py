@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Timelines: the calls of the pairing core at their own time.
+
+Every call is drawn at the start its own lines give (see pairing.py)
+with the duration the kernel printed.  A call is drawn inside another
+only when the other is its caller, or a call it is known to have run
+inside, and it fits there (to the microsecond of the time stamps:
+within that, a call is moved by at most CLIP_NS).  A call that cannot
+be drawn so goes to another lane of its track ("task (2)"): a call is
+never moved to make it nest.  Calls that never returned are drawn to
+the end of the trace and flagged OPEN; calls that began before the
+first time stamp start where their return says, and are flagged
+BEFORE.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from .model import BIG, task_name
+from .pairing import CLIP_NS, UNFINISHED, Call
+
+# Flags of a placed call.
+BEFORE = 1      # began before the first line of the trace
+OPEN = 2        # never returned: drawn to the end of the trace
+
+# One placed call: (start_ns, end_ns, level, function id, flags,
+# printed duration in ns, or -1 when it never returned).
+Placed = Tuple[int, int, int, int, int, int]
+
+
+class Track:
+    """The calls of one track, in compact arrays."""
+
+    __slots__ = ("s", "d", "f", "ids", "up", "flags")
+
+    def __init__(self) -> None:
+        self.s = array.array("q")
+        self.d = array.array("q")
+        self.f = array.array("i")
+        self.ids = array.array("q")
+        self.up = array.array("q")      # its caller, else what it ran in
+        self.flags = array.array("b")
+
+    def __len__(self) -> int:
+        return len(self.s)
+
+
+class Lane:
+    """The placed calls of one lane, in arrays; iterating gives Placed
+    tuples."""
+
+    __slots__ = ("a", "e", "lvl", "f", "flags", "d")
+
+    def __init__(self) -> None:
+        self.a = array.array("q")
+        self.e = array.array("q")
+        self.lvl = array.array("i")
+        self.f = array.array("i")
+        self.flags = array.array("b")
+        self.d = array.array("q")
+
+    def add(self, a: int, e: int, lvl: int, f: int, flags: int,
+            d: int) -> None:
+        self.a.append(a)
+        self.e.append(e)
+        self.lvl.append(lvl)
+        self.f.append(f)
+        self.flags.append(flags)
+        self.d.append(d)
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def __getitem__(self, i: int) -> Placed:
+        return (self.a[i], self.e[i], self.lvl[i], self.f[i],
+                self.flags[i], self.d[i])
+
+    def __iter__(self) -> Iterator[Placed]:
+        return zip(self.a, self.e, self.lvl, self.f, self.flags, self.d)
+
+
+class Timeline:
+    """Calls with start and duration, per track (task, or task on a
+    CPU), laid out in lanes by lanes()."""
+
+    def __init__(self, by: str = "task") -> None:
+        self.by = by
+        self.names: Dict[str, int] = {}
+        self.name_list: List[str] = []
+        self.tracks: Dict[str, Track] = {}
+        self.start = BIG
+        self.end = 0
+        self.moved = 0          # calls drawn up to CLIP_NS off
+        self.open = 0           # calls drawn to the end of the trace
+        self.before = 0         # calls that began before the first line
+        self.first_ts: Optional[int] = None
+
+    def track_of(self, c: Call) -> str:
+        if self.by == "task":
+            return c.task
+        return "CPU %s: %s" % (c.cpu or "?", task_name(c.task))
+
+    def add(self, c: Call) -> None:
+        """A call of the pairing core (with its start known)."""
+        key = self.track_of(c)
+        t = self.tracks.get(key)
+        if t is None:
+            t = self.tracks[key] = Track()
+        name = c.name if c.name is not None else "(unknown)"
+        fid = self.names.get(name)
+        if fid is None:
+            fid = self.names[name] = len(self.name_list)
+            self.name_list.append(name)
+        t.s.append(c.start)
+        open_ = c.flags & UNFINISHED
+        t.d.append(-1 if open_ else c.dur)
+        t.f.append(fid)
+        t.ids.append(c.id)
+        t.up.append(c.parent if c.parent > 0 else c.anc)
+        t.flags.append(OPEN if open_ else 0)
+        if c.start < self.start:
+            self.start = c.start
+        e = c.start + (0 if open_ else c.dur)
+        if e > self.end:
+            self.end = e
+
+    def set_bounds(self, first_ts: Optional[int],
+                   last_ts: Optional[int]) -> None:
+        """The axis: from the earlier of the first time stamp and the
+        first call's start to the end of the trace."""
+        self.first_ts = first_ts
+        if first_ts is not None and first_ts < self.start:
+            self.start = first_ts
+        if last_ts is not None and last_ts > self.end:
+            self.end = last_ts
+
+    def window(self, lo: int, hi: int) -> "Timeline":
+        """A copy with the calls that overlap [lo, hi)."""
+        out = Timeline(self.by)
+        out.names = dict(self.names)
+        out.name_list = list(self.name_list)
+        out.first_ts = self.first_ts
+        for key, t in self.tracks.items():
+            o: Optional[Track] = None
+            for i in range(len(t)):
+                e = t.s[i] + t.d[i] if t.d[i] >= 0 else self.end
+                if t.s[i] >= hi or e <= lo:
+                    continue
+                if o is None:
+                    o = out.tracks[key] = Track()
+                for src, dst in ((t.s, o.s), (t.d, o.d), (t.f, o.f),
+                                 (t.ids, o.ids), (t.up, o.up),
+                                 (t.flags, o.flags)):
+                    dst.append(src[i])
+                out.start = min(out.start, t.s[i])
+                out.end = max(out.end, e)
+        out.end = max(out.end, min(self.end, hi))
+        return out
+
+    def lanes(self, key: str) -> List["Lane"]:
+        """The track's calls laid out in lanes, each lane's calls in
+        time order, callers before callees, level counted from 0.
+        Arrays, not lists of tuples: a track may hold a million calls."""
+        t = self.tracks[key]
+        n = len(t)
+        end_all = self.end
+        first = self.first_ts
+        ts, td, up = t.s, t.d, t.up
+
+        def end(i: int) -> int:
+            return ts[i] + td[i] if td[i] >= 0 else max(end_all, ts[i])
+
+        # by start, the longer of two calls with one start first
+        order = array.array("i", sorted(
+            range(n), key=lambda i: (ts[i] << 40) - min(
+                end(i) - ts[i], (1 << 40) - 1)))
+        # the index of each call's caller (or the call it ran in) in the
+        # track, -1 if not there: through the ids in order
+        by_id = array.array("i", sorted(range(n), key=t.ids.__getitem__))
+        sorted_ids = array.array("q", (t.ids[i] for i in by_id))
+        upi = array.array("i", [-1]) * n
+        for i in range(n):
+            u = up[i]
+            if u > 0:
+                k = bisect.bisect_left(sorted_ids, u)
+                if k < n and sorted_ids[k] == u:
+                    upi[i] = by_id[k]
+        del by_id, sorted_ids
+
+        def inside(i: int, j: int) -> bool:
+            """Whether call j is i's caller, or one it ran in."""
+            k = upi[i]
+            while k >= 0:
+                if k == j:
+                    return True
+                k = upi[k]
+            return False
+
+        lanes: List[Lane] = []
+        stacks: List[List[Tuple[int, int, int]]] = []   # (start, end, j)
+        done: List[int] = []        # per lane: the end of its last call
+        for i in order:
+            s0 = ts[i]
+            dur = end(i) - s0
+            flags = int(t.flags[i])
+            if first is not None and s0 < first:
+                flags |= BEFORE
+                self.before += 1
+            if flags & OPEN:
+                self.open += 1
+            placed = False
+            for li, stack in enumerate(stacks):
+                a = s0
+                while stack and stack[-1][1] <= a:
+                    done[li] = max(done[li], stack.pop()[1])
+                # a sibling that seems to end after this one began, by
+                # the rounding of the stamps
+                while stack and stack[-1][1] - s0 <= CLIP_NS and \
+                        not inside(i, stack[-1][2]):
+                    a = max(a, stack[-1][1])
+                    done[li] = max(done[li], stack.pop()[1])
+                    while stack and stack[-1][1] <= a:
+                        done[li] = max(done[li], stack.pop()[1])
+                if stack:
+                    ps, pe, pj = stack[-1]
+                    if not inside(i, pj):
+                        continue
+                    if a < ps:
+                        if ps - s0 > CLIP_NS:
+                            continue
+                        a = ps
+                    e = a + dur
+                    if e > pe:
+                        over = e - pe
+                        if a - over < max(ps, done[li]) or \
+                                s0 - (a - over) > CLIP_NS:
+                            continue
+                        a -= over
+                e = a + dur
+                lane = lanes[li]
+                if len(lane) and a < lane.a[-1]:
+                    continue        # a lane's calls stay in time order
+                if a != s0:
+                    self.moved += 1
+                lane.add(a, e, len(stack), t.f[i], flags, td[i])
+                stack.append((a, e, i))
+                placed = True
+                break
+            if not placed:
+                stacks.append([(s0, s0 + dur, i)])
+                done.append(0)
+                lane = Lane()
+                lane.add(s0, s0 + dur, 0, t.f[i], flags, td[i])
+                lanes.append(lane)
+        return lanes
+
+    def lane_items(self, keys: Optional[List[str]] = None
+                   ) -> Iterator[Tuple[str, str, "Lane"]]:
+        """(track, lane label, placed calls) for every lane."""
+        for key in keys if keys is not None else list(self.tracks):
+            for k, recs in enumerate(self.lanes(key)):
+                label = key if k == 0 else "%s (%d)" % (key, k + 1)
+                yield key, label, recs
