@@ -98,9 +98,12 @@ def test_what_the_series_claims_to_fix_must_pass() -> None:
     stock = Results({"fixed.tc": "FAIL", "kept.tc": "PASS",
                      "still.tc": "FAIL", "gone.tc": "UNSUPPORTED"})
     claims = Results({"fixed.tc": "PASS", "kept.tc": "PASS",
-                      "still.tc": "FAIL", "gone.tc": "PASS"})
+                      "still.tc": "FAIL", "gone.tc": "PASS",
+                      "own.tc": "PASS"})
     got = Results({"fixed.tc": "FAIL", "kept.tc": "PASS",
-                   "still.tc": "FAIL", "gone.tc": "UNSUPPORTED"})
+                   "still.tc": "FAIL", "gone.tc": "UNSUPPORTED",
+                   "own.tc": "FAIL"})
+    # own.tc is the project's: a failure of its own, not a claim
     assert compare(stock, got, [], claims=claims) == [
         "claim: fixed.tc: PASS in ftracetest-patched.txt, FAIL here",
         "claim: gone.tc: PASS in ftracetest-patched.txt, UNSUPPORTED here"]
