@@ -270,22 +270,26 @@ class Pairing:
 
     def cut(self, st: TaskState) -> None:
         """End the task's open calls at a gap in the trace."""
+        self.info.cut_calls += self._end_open(st, CUT)
+        self._flush(st)
+
+    def _end_open(self, st: TaskState, flag: int) -> int:
+        """End every call the task has open, marked FLAG; how many."""
         self._settle(st, -1)
         n = 0
         if st.pool is not None:
             for c in reversed(st.pool):
-                self._end(st, c, CUT)
+                self._end(st, c, flag)
                 n += 1
             st.pool = []
         top = st.top
         st.top = None
         while top is not None:
             up = top.up
-            self._end(st, top, CUT)
+            self._end(st, top, flag)
             top = up
             n += 1
-        self.info.cut_calls += n
-        self._flush(st)
+        return n
 
     def lost(self, cpu: str) -> None:
         """A LOST marker on cpu ("" when lines have no CPU column: every
@@ -650,21 +654,7 @@ class Pairing:
         """Calls still open at the end of the input."""
         info = self.info
         for st in self.tasks.values():
-            self._settle(st, -1)
-            n = 0
-            if st.pool is not None:
-                for c in reversed(st.pool):
-                    self._end(st, c, UNFINISHED)
-                    n += 1
-                st.pool = []
-            top = st.top
-            st.top = None
-            while top is not None:
-                up = top.up
-                self._end(st, top, UNFINISHED)
-                top = up
-                n += 1
-            info.unfinished += n
+            info.unfinished += self._end_open(st, UNFINISHED)
             self._flush(st)
             info.tasks[st.key] = st.lines
         info.tail = self.named_returns * 2 > info.returns
