@@ -169,8 +169,17 @@ static void rw_expect_padded(struct kunit *test, unsigned long padded)
 	struct rw_ctx *ctx = test->priv;
 
 	KUNIT_EXPECT_EQ(test,
-			ring_buffer_rewinds_padded_cpu(ctx->buffer, ctx->cpu),
+			ring_buffer_padded_events_cpu(ctx->buffer, ctx->cpu),
 			padded);
+}
+
+static void rw_expect_page_ends(struct kunit *test, unsigned long page_ends)
+{
+	struct rw_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_EQ(test,
+			ring_buffer_padded_page_ends_cpu(ctx->buffer, ctx->cpu),
+			page_ends);
 }
 
 static void rw_expect_counts(struct kunit *test, unsigned long done,
@@ -325,6 +334,8 @@ static void rw_test_padding_run(struct kunit *test)
 	/* Now only the padded inner event follows the outer one */
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &outer), 0);
 	rw_expect_counts(test, 2, 0);
+	/* The padding went with it: none is left in the buffer */
+	rw_expect_padded(test, 0);
 	KUNIT_EXPECT_EQ(test, rw_entries(test), 1UL);
 	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
 
@@ -406,6 +417,8 @@ static void rw_test_page_boundary(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &second), 0);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), 0);
 	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+	/* Padding is left at the page end when the page was not full */
+	rw_expect_page_ends(test, room % RW_EVENT_SIZE ? 1 : 0);
 	/* The tail stays on the new page: the last event is padded */
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &last), 0);
 	rw_expect_counts(test, 2, 0);
@@ -416,6 +429,43 @@ static void rw_test_page_boundary(struct kunit *test)
 	for (i = 1; i < n - 1; i++)
 		rw_expect_event(test, i, 1000 + i);
 	rw_expect_event(test, n + 2, 1000 + n + 2);
+	rw_expect_empty(test);
+}
+
+/*
+ * An event that did not fit in the room left on a page opened the next
+ * one and left that room as padding. Removing the event empties the new
+ * page; the padding stays, in the bytes, and is counted as a page end.
+ */
+static void rw_test_page_end_padding(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark first;
+	unsigned int room = ring_buffer_subbuf_size_get(ctx->buffer) -
+			    RW_PAGE_HDR_SIZE;
+	/* Leave 8 to 15 bytes: room for padding, not for the next event */
+	u32 n = (room - RW_EVENT_SIZE) / RW_EVENT_SIZE;
+	unsigned int left = room - n * RW_EVENT_SIZE;
+	unsigned long bytes;
+	u32 i;
+
+	for (i = 1; i <= n; i++)
+		rw_write(test, i, 1000 + i, NULL);
+	bytes = rw_bytes(test);
+	rw_write_len(test, n + 1, 1000 + n + 1, RW_PAD_DATA, &first);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test),
+			bytes + left + sizeof(u32) + RW_PAD_DATA);
+	rw_expect_page_ends(test, 0);
+
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), 0);
+	rw_expect_counts(test, 1, 0);
+	rw_expect_padded(test, 0);
+	rw_expect_page_ends(test, 1);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes + left);
+
+	for (i = 1; i <= n; i++)
+		rw_expect_event(test, i, 1000 + i);
 	rw_expect_empty(test);
 }
 
@@ -667,6 +717,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_consumed),
 	KUNIT_CASE(rw_test_peeked),
 	KUNIT_CASE(rw_test_page_boundary),
+	KUNIT_CASE(rw_test_page_end_padding),
 	KUNIT_CASE(rw_test_reset),
 	KUNIT_CASE(rw_test_disabled),
 	KUNIT_CASE(rw_test_nmi_before_move),
