@@ -23,6 +23,11 @@
  * freed with the rest of it, and tracefs shows them as
  * "fgraph_boot_trace" in the text format of the function_graph tracer.
  *
+ * With CONFIG_FGRAPH_BOOT_COUNT, every call that returns is also counted
+ * per function, whatever the threshold and whichever task or CPU made
+ * it, until the init memory is freed: trace_stat/fgraph_boot shows the
+ * counts as the function profiler shows its own.
+ *
  * Everything here runs from the mcount hook and must stay notrace: the
  * whole directory is built without -pg, and these functions call nothing
  * outside of it but the architecture's counter accessors.
@@ -32,7 +37,9 @@
 
 #include <linux/bitfield.h>
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/init.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
 #include <linux/irqflags.h>
@@ -44,11 +51,13 @@
 #include <linux/spinlock.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "ftrace_internal.h"
 #include "trace.h"
+#include "trace_stat.h"
 
 /* How deep the hooked calls may nest; deeper calls are not hooked. */
 #define FGRAPH_BOOT_DEPTH	64
@@ -77,10 +86,21 @@ struct fgraph_boot_rec {
 #define FGRAPH_BOOT_NR_RECS \
 	(CONFIG_FGRAPH_BOOT_BUFFER_SIZE * 1024 / sizeof(struct fgraph_boot_rec))
 
-/* A hooked call: where it returns to, and its entry record or -1. */
+/*
+ * A hooked call: where it returns to, its entry record or -1, and the
+ * function and time it was entered, for the counts.
+ */
 struct fgraph_boot_frame {
 	unsigned long	ret;
 	int		rec;
+	unsigned long	func;
+	u64		time;
+};
+
+/* What the graph handlers keep for a call: its entry time and slot or -1 */
+struct fgraph_boot_call {
+	u64		time;
+	int		slot;
 };
 
 /* Read by the architecture's mcount routine; cleared for good on stop. */
@@ -90,6 +110,8 @@ int fgraph_boot_armed __read_mostly = 1;
 static struct fgraph_boot_frame fgraph_boot_stack[FGRAPH_BOOT_DEPTH];
 static int fgraph_boot_depth;
 static bool fgraph_boot_recording = true;
+/* Counting goes on after recording ends, until fgraph_boot_count_end(). */
+static bool fgraph_boot_counting = IS_ENABLED(CONFIG_FGRAPH_BOOT_COUNT);
 
 static struct fgraph_boot_rec fgraph_boot_buf[FGRAPH_BOOT_NR_RECS] __initdata;
 static unsigned int fgraph_boot_tail __initdata;
@@ -105,6 +127,7 @@ static u64 fgraph_boot_last __initdata;
 static unsigned int fgraph_boot_thresh_us __initdata =
 	CONFIG_FGRAPH_BOOT_BUFFER_THRESH;
 static bool fgraph_boot_thresh_cmdline __initdata;
+static bool fgraph_boot_count_on __initdata = true;
 
 /* Counters shown in the file's header. */
 static unsigned long fgraph_boot_dropped __initdata;
@@ -176,6 +199,56 @@ static __init notrace u64 fgraph_boot_now(void)
 	return ++fgraph_boot_seq;
 }
 
+#ifdef CONFIG_FGRAPH_BOOT_COUNT
+/*
+ * The calls counted per function, in an open addressing hash table of
+ * init memory keyed by the address the hook or the graph handler gave:
+ * fgraph_boot_count_end() merges those of one function and keeps them.
+ * It is filled to three quarters at most, so that a probe always ends
+ * soon; the calls of the functions that found no slot are counted
+ * apart.
+ */
+#define FGRAPH_BOOT_COUNT_SLOTS	(1U << CONFIG_FGRAPH_BOOT_COUNT_BITS)
+
+struct fgraph_boot_count {
+	unsigned long	func;
+	unsigned long	hits;
+	u64		ticks;
+	u64		ticks_sq;
+};
+
+static struct fgraph_boot_count
+	fgraph_boot_counts[FGRAPH_BOOT_COUNT_SLOTS] __initdata;
+static unsigned int fgraph_boot_count_used __initdata;
+static unsigned long fgraph_boot_uncounted __initdata;
+
+static __init notrace void fgraph_boot_count(unsigned long func, u64 ticks)
+{
+	unsigned int i = hash_long(func, CONFIG_FGRAPH_BOOT_COUNT_BITS);
+	struct fgraph_boot_count *c;
+
+	for (;; i = (i + 1) & (FGRAPH_BOOT_COUNT_SLOTS - 1)) {
+		c = &fgraph_boot_counts[i];
+		if (c->func == func)
+			break;
+		if (c->func)
+			continue;
+		if (fgraph_boot_count_used >= FGRAPH_BOOT_COUNT_SLOTS / 4 * 3) {
+			fgraph_boot_uncounted++;
+			return;
+		}
+		fgraph_boot_count_used++;
+		c->func = func;
+		break;
+	}
+	c->hits++;
+	c->ticks += ticks;
+	c->ticks_sq += ticks * ticks;
+}
+#else
+static inline void fgraph_boot_count(unsigned long func, u64 ticks) { }
+#endif
+
 static __init notrace void fgraph_boot_set_thresh(void)
 {
 	u64 ticks = (u64)fgraph_boot_thresh_us * fgraph_boot_freq;
@@ -206,25 +279,12 @@ void __ref notrace fgraph_boot_enter(unsigned long *parent, unsigned long self)
 	struct fgraph_boot_frame *frame;
 	struct fgraph_boot_rec *rec;
 
-	if (!fgraph_boot_recording)
+	if (!fgraph_boot_recording && !fgraph_boot_counting)
 		return;
 	if (unlikely(!fgraph_boot_started))
 		fgraph_boot_start();
 	if (!parent) {
 		fgraph_boot_unhooked++;
-		return;
-	}
-
-	/*
-	 * Keep room for this entry, its exit and the exits of the calls
-	 * already open, so that every recorded entry gets its exit.  Once
-	 * the buffer is full, no new call is recorded, even if a rewind
-	 * makes room again: the records must not have holes.
-	 */
-	if (fgraph_boot_full ||
-	    fgraph_boot_tail + fgraph_boot_open + 2 > FGRAPH_BOOT_NR_RECS) {
-		fgraph_boot_full = true;
-		fgraph_boot_dropped++;
 		return;
 	}
 	if (fgraph_boot_depth >= FGRAPH_BOOT_DEPTH) {
@@ -234,13 +294,32 @@ void __ref notrace fgraph_boot_enter(unsigned long *parent, unsigned long self)
 
 	frame = &fgraph_boot_stack[fgraph_boot_depth++];
 	frame->ret = *parent;
-	frame->rec = fgraph_boot_tail;
+	frame->rec = -1;
+	frame->func = self;
+	frame->time = fgraph_boot_now();
 	*parent = (unsigned long)fgraph_boot_return;
 
+	/*
+	 * Keep room for this entry, its exit and the exits of the calls
+	 * already open, so that every recorded entry gets its exit.  Once
+	 * the buffer is full, no new call is recorded, even if a rewind
+	 * makes room again: the records must not have holes.  The call is
+	 * still counted.
+	 */
+	if (!fgraph_boot_recording)
+		return;
+	if (fgraph_boot_full ||
+	    fgraph_boot_tail + fgraph_boot_open + 2 > FGRAPH_BOOT_NR_RECS) {
+		fgraph_boot_full = true;
+		fgraph_boot_dropped++;
+		return;
+	}
+
+	frame->rec = fgraph_boot_tail;
 	rec = &fgraph_boot_buf[fgraph_boot_tail++];
 	rec->func = self;
 	rec->info = fgraph_boot_depth - 1;
-	rec->time = fgraph_boot_now();
+	rec->time = frame->time;
 	fgraph_boot_open++;
 }
 
@@ -280,6 +359,8 @@ unsigned long __ref notrace fgraph_boot_exit(void)
 	struct fgraph_boot_frame *frame;
 
 	frame = &fgraph_boot_stack[--fgraph_boot_depth];
+	if (fgraph_boot_counting)
+		fgraph_boot_count(frame->func, fgraph_boot_now() - frame->time);
 	if (fgraph_boot_recording && frame->rec >= 0)
 		fgraph_boot_record_exit(frame->rec);
 	return frame->ret;
@@ -318,9 +399,10 @@ static __init notrace void fgraph_boot_refilter(void)
 	}
 	fgraph_boot_tail = out;
 
-	/* What is still open matches the hooked frames, in order. */
+	/* What is still open matches the recorded frames, in order. */
 	for (f = 0, i = 0; f < fgraph_boot_depth; f++)
-		fgraph_boot_stack[f].rec = open[i++];
+		if (fgraph_boot_stack[f].rec >= 0)
+			fgraph_boot_stack[f].rec = open[i++];
 }
 
 /*
@@ -380,7 +462,10 @@ static __init notrace void fgraph_boot_end(bool discard, const char *why)
  */
 void __init notrace fgraph_boot_early_params_done(void)
 {
+	if (!fgraph_boot_count_on)
+		fgraph_boot_counting = false;
 	if (!fgraph_boot_on) {
+		fgraph_boot_counting = false;
 		fgraph_boot_end(true, NULL);
 		fgraph_boot_arch_disarm();
 		return;
@@ -398,6 +483,7 @@ void __init notrace fgraph_boot_early_params_done(void)
  */
 void __init notrace fgraph_boot_stop(void)
 {
+	fgraph_boot_counting = false;
 	fgraph_boot_end(false, "ftrace_init()");
 	fgraph_boot_arch_disarm();
 }
@@ -440,37 +526,28 @@ static __init notrace void fgraph_boot_handoff(void)
 	rec->time = fgraph_boot_now();
 }
 
-static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
-						  struct fgraph_ops *gops)
+/*
+ * Record the entry of a call of the boot thread, under fgraph_boot_lock.
+ * Returns the call's place on the stack of open calls, or -1 when it is
+ * not recorded.
+ */
+static __init notrace int fgraph_boot_graph_record(unsigned long func)
 {
 	struct fgraph_boot_rec *rec;
-	unsigned long flags;
-	int *slot, ret = 0;
 
-	/* Recording only ever stops: no lock needed to see that it did. */
-	if (!READ_ONCE(fgraph_boot_recording))
-		return 0;
-	/* ftrace_graph_active is 2 once the regular tracer registered. */
-	if (current != READ_ONCE(fgraph_boot_task) &&
-	    !is_global_init(current) && ftrace_graph_active < 2)
-		return 0;
-	if (in_nmi())
-		return 0;
-
-	raw_local_irq_save(flags);
-	arch_spin_lock(&fgraph_boot_lock);
 	if (!fgraph_boot_recording)
-		goto out;
+		return -1;
 	if (ftrace_graph_active > 1) {
 		fgraph_boot_end(false, "another function graph user started");
-		goto out;
+		return -1;
 	}
 	if (!fgraph_boot_pause_to)
 		fgraph_boot_pause_to = fgraph_boot_now();
 	if (current != fgraph_boot_task) {
 		/* The boot thread moves on to pid 1 once, in task context. */
-		if (fgraph_boot_task != &init_task || !in_task())
-			goto out;
+		if (fgraph_boot_task != &init_task || !is_global_init(current) ||
+		    !in_task())
+			return -1;
 		fgraph_boot_handoff();
 	}
 	/*
@@ -482,49 +559,81 @@ static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace
 		fgraph_boot_full = true;
 		fgraph_boot_dropped++;
 		fgraph_boot_end(false, "the buffer filled up");
-		goto out;
+		return -1;
 	}
 	if (fgraph_boot_gdepth >= FGRAPH_BOOT_GDEPTH) {
 		fgraph_boot_too_deep++;
-		goto out;
+		return -1;
 	}
-	slot = fgraph_reserve_data(gops->idx, sizeof(*slot));
-	if (!slot) {
-		fgraph_boot_too_deep++;
-		goto out;
-	}
-	*slot = fgraph_boot_gdepth;
-	fgraph_boot_gstack[fgraph_boot_gdepth++] = fgraph_boot_tail;
+	fgraph_boot_gstack[fgraph_boot_gdepth] = fgraph_boot_tail;
 
 	rec = &fgraph_boot_buf[fgraph_boot_tail++];
-	rec->func = trace->func;
-	rec->info = fgraph_boot_cpu() | (fgraph_boot_base + fgraph_boot_gdepth - 1);
+	rec->func = func;
+	rec->info = fgraph_boot_cpu() | (fgraph_boot_base + fgraph_boot_gdepth);
 	rec->time = fgraph_boot_now();
 	fgraph_boot_open++;
-	ret = 1;
-out:
+	return fgraph_boot_gdepth++;
+}
+
+static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
+						  struct fgraph_ops *gops)
+{
+	struct fgraph_boot_call *call;
+	unsigned long flags;
+	bool record;
+
+	/*
+	 * Recording and counting only ever stop: no lock needed to see
+	 * that they did.  Only the boot thread is recorded; the first call
+	 * of another graph user's time ends the recording (its count of
+	 * users, ftrace_graph_active, is 2 then).
+	 */
+	record = READ_ONCE(fgraph_boot_recording) &&
+		 (current == READ_ONCE(fgraph_boot_task) ||
+		  is_global_init(current) || ftrace_graph_active > 1);
+	if ((!record && !READ_ONCE(fgraph_boot_counting)) || in_nmi())
+		return 0;
+
+	call = fgraph_reserve_data(gops->idx, sizeof(*call));
+
+	raw_local_irq_save(flags);
+	arch_spin_lock(&fgraph_boot_lock);
+	if (!call) {
+		if (record && fgraph_boot_recording)
+			fgraph_boot_too_deep++;
+	} else {
+		call->slot = record ? fgraph_boot_graph_record(trace->func) : -1;
+	}
 	arch_spin_unlock(&fgraph_boot_lock);
 	raw_local_irq_restore(flags);
-	return ret;
+
+	if (!call)
+		return 0;
+	call->time = fgraph_boot_now();
+	return call->slot >= 0 || READ_ONCE(fgraph_boot_counting);
 }
 
 static __init notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trace,
 						    struct fgraph_ops *gops)
 {
+	u64 now = fgraph_boot_now();
+	struct fgraph_boot_call *call;
 	unsigned long flags;
-	int size, *slot;
+	int size;
 
-	if (!READ_ONCE(fgraph_boot_recording) ||
-	    current != READ_ONCE(fgraph_boot_task))
+	call = fgraph_retrieve_data(gops->idx, &size);
+	if (!call)
 		return;
-	slot = fgraph_retrieve_data(gops->idx, &size);
 
 	raw_local_irq_save(flags);
 	arch_spin_lock(&fgraph_boot_lock);
-	if (!fgraph_boot_recording || current != fgraph_boot_task)
+	if (fgraph_boot_counting)
+		fgraph_boot_count(trace->func, now - call->time);
+	if (call->slot < 0 || !fgraph_boot_recording ||
+	    current != fgraph_boot_task)
 		goto out;
 	/* Returns come in the reverse order of the calls recorded. */
-	if (!slot || *slot + 1 != fgraph_boot_gdepth) {
+	if (call->slot + 1 != fgraph_boot_gdepth) {
 		fgraph_boot_end(false, "a return that did not match the calls recorded");
 		goto out;
 	}
@@ -557,35 +666,37 @@ void __init fgraph_boot_resume(void)
 {
 	int ret;
 
-	if (!fgraph_boot_recording)
-		return;
-	if (fgraph_boot_full) {
+	if (fgraph_boot_recording && fgraph_boot_full)
 		fgraph_boot_end_paused("ftrace_init(), with the buffer full");
+	if (!fgraph_boot_recording && !fgraph_boot_counting)
 		return;
-	}
 	/* The calls the mcount hook left open: start_kernel(). */
 	fgraph_boot_base = fgraph_boot_depth;
 	ret = register_ftrace_graph(&fgraph_boot_gops);
 	if (ret) {
-		pr_warn("cannot register a function graph user (%d): recording ends\n",
+		pr_warn("cannot register a function graph user (%d): recording and counting end\n",
 			ret);
-		fgraph_boot_end_paused("ftrace_init()");
+		fgraph_boot_counting = false;
+		if (fgraph_boot_recording)
+			fgraph_boot_end_paused("ftrace_init()");
 		return;
 	}
 	fgraph_boot_graph = true;
 }
 
-/* Stop recording for good and let the graph user go. */
-static __init void fgraph_boot_finish(const char *why)
+/* Stop recording, or counting, for good; let the graph user go. */
+static __init void fgraph_boot_finish(const char *why, bool counts_too)
 {
 	unsigned long flags;
 
 	raw_local_irq_save(flags);
 	arch_spin_lock(&fgraph_boot_lock);
 	fgraph_boot_end(false, why);
+	if (counts_too)
+		fgraph_boot_counting = false;
 	arch_spin_unlock(&fgraph_boot_lock);
 	raw_local_irq_restore(flags);
-	if (fgraph_boot_graph) {
+	if (fgraph_boot_graph && !fgraph_boot_counting) {
 		unregister_ftrace_graph(&fgraph_boot_gops);
 		/*
 		 * The ops and its handlers are init memory.  A static ops
@@ -600,7 +711,8 @@ static __init void fgraph_boot_finish(const char *why)
 }
 
 /*
- * Once recording has ended, the graph user only costs time: every traced
+ * Once recording has ended, and unless it still counts the calls, the
+ * graph user only costs time: every traced
  * call of every task still goes through its entry handler.  The handlers
  * end recording (buffer full) with interrupts off and cannot let it go,
  * so the initcalls check, the first places that may sleep: one early
@@ -611,9 +723,9 @@ static __init void fgraph_boot_finish(const char *why)
  */
 static __init int fgraph_boot_let_go(void)
 {
-	if (fgraph_boot_graph &&
+	if (fgraph_boot_graph && !fgraph_boot_counting &&
 	    (!READ_ONCE(fgraph_boot_recording) || ftrace_graph_active > 1))
-		fgraph_boot_finish("another function graph user started");
+		fgraph_boot_finish("another function graph user started", false);
 	return 0;
 }
 early_initcall(fgraph_boot_let_go);
@@ -652,6 +764,24 @@ static int __init fgraph_boot_thresh_param(char *str)
 	return 0;
 }
 early_param("fgraph_boot_thresh", fgraph_boot_thresh_param);
+
+static int __init fgraph_boot_count_param(char *str)
+{
+	bool on;
+
+	if (!IS_ENABLED(CONFIG_FGRAPH_BOOT_COUNT)) {
+		pr_warn("fgraph_boot_count=: not built in (CONFIG_FGRAPH_BOOT_COUNT)\n");
+		return 0;
+	}
+	if (!str || kstrtobool(str, &on)) {
+		pr_warn("fgraph_boot_count=%s: expected on or off, keeping %s\n",
+			str ? str : "", fgraph_boot_count_on ? "on" : "off");
+		return 0;
+	}
+	fgraph_boot_count_on = on;
+	return 0;
+}
+early_param("fgraph_boot_count", fgraph_boot_count_param);
 
 /* The tracefs file. */
 
@@ -859,7 +989,8 @@ static __init int fgraph_boot_init_tracefs(void)
 	struct fgraph_boot_copy *c = &fgraph_boot_out;
 	size_t size;
 
-	fgraph_boot_finish("the late initcall that copies the records out");
+	fgraph_boot_finish("the late initcall that copies the records out",
+			   false);
 	size = fgraph_boot_tail * sizeof(struct fgraph_boot_rec);
 	if (!fgraph_boot_tail)
 		return 0;
@@ -894,3 +1025,159 @@ static __init int fgraph_boot_init_tracefs(void)
 	return 0;
 }
 late_initcall(fgraph_boot_init_tracefs);
+
+#ifdef CONFIG_FGRAPH_BOOT_COUNT
+/* The counts kept for trace_stat/fgraph_boot, one per function */
+static struct fgraph_boot_count *fgraph_boot_stats;
+static unsigned int fgraph_boot_nr_stats;
+static u32 fgraph_boot_stats_freq;
+
+static u64 fgraph_boot_stat_ns(u64 ticks)
+{
+	return mul_u64_u32_div(ticks, NSEC_PER_SEC, fgraph_boot_stats_freq);
+}
+
+static void *fgraph_boot_stat_start(struct tracer_stat *trace)
+{
+	return fgraph_boot_nr_stats ? fgraph_boot_stats : NULL;
+}
+
+static void *fgraph_boot_stat_next(void *prev, int idx)
+{
+	struct fgraph_boot_count *c = prev;
+
+	return c + 1 < fgraph_boot_stats + fgraph_boot_nr_stats ? c + 1 : NULL;
+}
+
+/* The most time first, as the function profiler sorts */
+static int fgraph_boot_stat_cmp(const void *p1, const void *p2)
+{
+	const struct fgraph_boot_count *a = p1, *b = p2;
+
+	if (a->ticks != b->ticks)
+		return a->ticks < b->ticks ? -1 : 1;
+	return 0;
+}
+
+static int fgraph_boot_stat_headers(struct seq_file *m)
+{
+	seq_puts(m, "  Function                               Hit    Time            Avg             s^2\n"
+		    "  --------                               ---    ----            ---             ---\n");
+	return 0;
+}
+
+/* The columns of the function profiler: total, average and variance */
+static int fgraph_boot_stat_show(struct seq_file *m, void *v)
+{
+	/* The stat file's session lock serialises the calls */
+	static struct trace_seq s;
+	struct fgraph_boot_count *c = v;
+	char str[KSYM_SYMBOL_LEN];
+	u64 var = 0;
+
+	/* s^2 = (sum of x^2 - (sum of x)^2 / n) / (n - 1), in counter ticks */
+	if (c->hits > 1)
+		var = div64_ul(c->ticks_sq -
+			       mul_u64_u64_div_u64(c->ticks, c->ticks, c->hits),
+			       c->hits - 1);
+
+	kallsyms_lookup(c->func, NULL, NULL, NULL, str);
+	/* Whole names: the function profiler cuts them at 30 characters */
+	seq_printf(m, "  %-30s  %10lu    ", str, c->hits);
+	trace_seq_init(&s);
+	trace_print_graph_duration(fgraph_boot_stat_ns(c->ticks), &s);
+	trace_seq_puts(&s, "    ");
+	trace_print_graph_duration(fgraph_boot_stat_ns(div64_ul(c->ticks,
+								c->hits)), &s);
+	trace_seq_puts(&s, "    ");
+	/* In us^2: trace_print_graph_duration() divides by 1000 once more */
+	var = fgraph_boot_stat_ns(fgraph_boot_stat_ns(var));
+	trace_print_graph_duration(div_u64(var, NSEC_PER_USEC), &s);
+	trace_print_seq(m, &s);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static struct tracer_stat fgraph_boot_stat = {
+	.name		= "fgraph_boot",
+	.stat_start	= fgraph_boot_stat_start,
+	.stat_next	= fgraph_boot_stat_next,
+	.stat_cmp	= fgraph_boot_stat_cmp,
+	.stat_headers	= fgraph_boot_stat_headers,
+	.stat_show	= fgraph_boot_stat_show,
+};
+
+static int __init fgraph_boot_count_cmp_func(const void *p1, const void *p2)
+{
+	const struct fgraph_boot_count *a = p1, *b = p2;
+
+	if (a->func != b->func)
+		return a->func < b->func ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The hook and the graph handlers name a function by different
+ * addresses inside it: key each count by the function's start, and
+ * merge those of one function.
+ */
+static unsigned int __init fgraph_boot_count_merge(struct fgraph_boot_count *out)
+{
+	unsigned long size, offset;
+	unsigned int i, last, n = 0;
+
+	for (i = 0; i < FGRAPH_BOOT_COUNT_SLOTS; i++) {
+		struct fgraph_boot_count *c = &fgraph_boot_counts[i];
+
+		if (!c->func)
+			continue;
+		out[n] = *c;
+		if (kallsyms_lookup_size_offset(c->func, &size, &offset))
+			out[n].func -= offset;
+		n++;
+	}
+	sort(out, n, sizeof(*out), fgraph_boot_count_cmp_func, NULL);
+	for (i = 1, last = 0; i < n; i++) {
+		if (out[i].func == out[last].func) {
+			out[last].hits += out[i].hits;
+			out[last].ticks += out[i].ticks;
+			out[last].ticks_sq += out[i].ticks_sq;
+		} else {
+			out[++last] = out[i];
+		}
+	}
+	return n ? last + 1 : 0;
+}
+
+/**
+ * fgraph_boot_count_end - stop counting the calls of boot and show them
+ *
+ * Called by kernel_init() once the async __init work is done, before
+ * the init memory that holds the counts and the graph handlers is freed
+ * and /init runs: unregistering the graph user patches the call sites of
+ * init functions too, which is refused from SYSTEM_FREEING_INITMEM on.
+ * Keeps one count per function for trace_stat/fgraph_boot.
+ */
+void __init fgraph_boot_count_end(void)
+{
+	struct fgraph_boot_count *stats;
+
+	if (!fgraph_boot_counting)
+		return;
+	fgraph_boot_finish("the end of the counts", true);
+	if (!fgraph_boot_count_used || !fgraph_boot_freq)
+		return;
+	if (fgraph_boot_uncounted)
+		pr_warn("%lu calls not counted: no room for their functions (CONFIG_FGRAPH_BOOT_COUNT_BITS)\n",
+			fgraph_boot_uncounted);
+
+	stats = vmalloc(array_size(fgraph_boot_count_used, sizeof(*stats)));
+	if (!stats)
+		return;
+	fgraph_boot_nr_stats = fgraph_boot_count_merge(stats);
+	fgraph_boot_stats = stats;
+	fgraph_boot_stats_freq = fgraph_boot_freq;
+	if (register_stat_tracer(&fgraph_boot_stat))
+		pr_warn("cannot create trace_stat/fgraph_boot\n");
+}
+#endif

@@ -326,3 +326,84 @@ def test_bad_threshold_keeps_the_build_time_one(tmp_path: Path) -> None:
     assert header_value(header, "threshold") == \
         "10 us (CONFIG_FGRAPH_BOOT_BUFFER_THRESH)"
     assert "fgraph_boot_thresh=-5: expected" in (out / "dmesg").read_text()
+
+
+COUNTS = "/sys/kernel/tracing/trace_stat/fgraph_boot"
+COUNT_COPY = COPY + f"""
+if [ -e {COUNTS} ]; then
+    cat {COUNTS} > /out/counts
+fi
+"""
+# "  do_one_initcall    520    441035.2 us    848.144 us    1506.3 us"
+COUNT_RE = re.compile(r"  (\S+) +(\d+) +(\d+(?:\.\d*)?) us +"
+                      r"(\d+(?:\.\d*)?) us +(\d+(?:\.\d*)?) us *$")
+
+
+def read_counts(text: str) -> List[Tuple[str, int, float, float]]:
+    """Name, hits, total and average us of each row; fails on a line out
+    of the function profiler's layout.  Static functions of different
+    files may share a name."""
+    lines = text.splitlines()
+    assert lines[0].split() == ["Function", "Hit", "Time", "Avg", "s^2"]
+    assert lines[1].split() == ["--------", "---", "----", "---", "---"]
+    rows = []
+    for ln in lines[2:]:
+        m = COUNT_RE.match(ln)
+        assert m, ln
+        rows.append((m.group(1), int(m.group(2)), float(m.group(3)),
+                     float(m.group(4))))
+    return rows
+
+
+def hits(rows: List[Tuple[str, int, float, float]], name: str) -> int:
+    found = [r[1] for r in rows if r[0] == name]
+    assert len(found) == 1, f"{name}: {found}"
+    return found[0]
+
+
+# The counts are the early buffer's graph user's own: with the regular
+# tracer started at core_initcall (ftrace=function_graph) or without it,
+# every initcall is counted once, on both CPUs.
+@pytest.mark.parametrize("main_tracer", [False, True])
+def test_counts_every_call_of_boot(tmp_path: Path, main_tracer: bool) -> None:
+    job = tmp_path / "job.sh"
+    job.write_text(COUNT_COPY)
+    out = tmp_path / "out"
+    append = ("fgraph_boot=on fgraph_boot_thresh=100 initcall_debug "
+              "log_buf_len=1M")
+    if main_tracer:
+        append += " ftrace=function_graph tracing_thresh=100"
+    proc = subprocess.run(
+        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
+         "--smp", "2", "--append", append, "--out", str(out), str(job)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    dmesg = (out / "dmesg").read_text()
+    for bad in ("WARNING:", "BUG:", "Oops", "not counted"):
+        assert bad not in dmesg, dmesg[dmesg.index(bad) - 200:][:3000]
+    # The initcalls of pid 1 go through do_one_initcall(); the console's
+    # (con_init, "@ 0") are called from console_init() directly.
+    initcalls = len(re.findall(r"^calling  .* @ 1$", dmesg, re.M))
+    assert initcalls > 100, dmesg[-2000:]
+    rows = read_counts((out / "counts").read_text())
+    assert hits(rows, "do_one_initcall") == initcalls
+    # Calls far shorter than the threshold are counted too, and some
+    # functions are called thousands of times.
+    assert any(avg < 10 for _, _, _, avg in rows)
+    assert max(n for _, n, _, _ in rows) > 1000
+    # Before ftrace_init() (the mcount hook) and after sched_init()
+    assert hits(rows, "setup_arch") == 1 and hits(rows, "time_init") == 1
+    totals = [t for _, _, t, _ in rows]
+    assert totals == sorted(totals, reverse=True), "not most time first"
+
+
+def test_no_counts_when_off(tmp_path: Path) -> None:
+    job = tmp_path / "job.sh"
+    job.write_text(COUNT_COPY)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
+         "--smp", "1", "--out", str(out), str(job)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not (out / "counts").exists()

@@ -59,7 +59,7 @@ mkdir -p /out/logs
 for t in $(cat /in/tests); do
 	echo "wb-test-begin $t"
 	log=/out/logs/$(echo "$t" | tr / _)
-	./ftracetest -l "$log" "test.d/$t" > /tmp/ft.out 2>&1
+	./ftracetest -k -l "$log" "test.d/$t" > /tmp/ft.out 2>&1
 	rc=$?
 	grep -E '\[(PASS|FAIL|UNRESOLVED|UNTESTED|UNSUPPORTED|XFAIL|UNDEFINED)\]$' \
 		/tmp/ft.out | while IFS= read -r line; do

@@ -10,7 +10,9 @@ measures on the guest's own clock:
 - boot time, from the first instruction of start_kernel() to the
   "Run /init as init process" printk (the exec of /init follows it
   directly): config off; config on with fgraph_boot=off; and
-  fgraph_boot=on at each --thresholds value, the main tracer off;
+  fgraph_boot=on at each --thresholds value, the main tracer off, with
+  the counts of every call (trace_stat/fgraph_boot) and without them
+  (fgraph_boot_count=off);
 - the static buffer needed to hold the early records at each
   threshold (start_kernel() to ftrace_init(), then the boot thread
   from sched_init() to the late initcalls), from the records the
@@ -83,6 +85,10 @@ def plan(thresholds: List[int], cov: List[int], repeat: int,
             runs.append(Run(f"on-{t}us.{i}", on,
                             f"fgraph_boot=on fgraph_boot_thresh={t}",
                             "boot", t))
+            # the records alone, without the counts of every call
+            runs.append(Run(f"on-{t}us-nocount.{i}", on,
+                            f"fgraph_boot=on fgraph_boot_thresh={t} "
+                            "fgraph_boot_count=off", "boot", t))
     for t in cov:
         main = (f"ftrace=function_graph tracing_thresh={t} "
                 f"{main_opts(buf_size)}")
