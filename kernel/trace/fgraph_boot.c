@@ -44,6 +44,7 @@
 #include <linux/kstrtox.h>
 #include <linux/irqflags.h>
 #include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -208,7 +209,7 @@ static __init notrace u64 fgraph_boot_now(void)
  * soon; the calls of the functions that found no slot are counted
  * apart.
  */
-#define FGRAPH_BOOT_COUNT_SLOTS	(1U << CONFIG_FGRAPH_BOOT_COUNT_BITS)
+#define FGRAPH_BOOT_COUNT_SLOTS	BIT(CONFIG_FGRAPH_BOOT_COUNT_BITS)
 
 struct fgraph_boot_count {
 	unsigned long	func;
@@ -243,10 +244,21 @@ static __init notrace void fgraph_boot_count(unsigned long func, u64 ticks)
 	}
 	c->hits++;
 	c->ticks += ticks;
-	c->ticks_sq += ticks * ticks;
+	/* Saturated, the variance is not shown: a call of 2^32 ticks or more */
+	if (ticks > U32_MAX ||
+	    check_add_overflow(c->ticks_sq, ticks * ticks, &c->ticks_sq))
+		c->ticks_sq = U64_MAX;
+}
+
+/* A call that could not be hooked, and so is not counted */
+static __init notrace void fgraph_boot_count_lost(void)
+{
+	if (fgraph_boot_counting)
+		fgraph_boot_uncounted++;
 }
 #else
 static inline void fgraph_boot_count(unsigned long func, u64 ticks) { }
+static inline void fgraph_boot_count_lost(void) { }
 #endif
 
 static __init notrace void fgraph_boot_set_thresh(void)
@@ -261,6 +273,9 @@ static __init notrace void fgraph_boot_start(void)
 {
 	fgraph_boot_started = true;
 	fgraph_boot_freq = fgraph_boot_arch_clock_freq();
+	/* Counted calls without times would be all the cost for little */
+	if (!fgraph_boot_freq)
+		fgraph_boot_counting = false;
 	fgraph_boot_set_thresh();
 	fgraph_boot_first = fgraph_boot_now();
 }
@@ -283,12 +298,17 @@ void __ref notrace fgraph_boot_enter(unsigned long *parent, unsigned long self)
 		return;
 	if (unlikely(!fgraph_boot_started))
 		fgraph_boot_start();
-	if (!parent) {
-		fgraph_boot_unhooked++;
+	/* Nothing to record or count: leave the call alone */
+	if (!fgraph_boot_counting && fgraph_boot_full) {
+		fgraph_boot_dropped++;
 		return;
 	}
-	if (fgraph_boot_depth >= FGRAPH_BOOT_DEPTH) {
-		fgraph_boot_too_deep++;
+	if (!parent || fgraph_boot_depth >= FGRAPH_BOOT_DEPTH) {
+		if (!parent)
+			fgraph_boot_unhooked++;
+		else
+			fgraph_boot_too_deep++;
+		fgraph_boot_count_lost();
 		return;
 	}
 
@@ -359,6 +379,10 @@ unsigned long __ref notrace fgraph_boot_exit(void)
 	struct fgraph_boot_frame *frame;
 
 	frame = &fgraph_boot_stack[--fgraph_boot_depth];
+	/*
+	 * No lock: the hooked calls return on the boot CPU before SMP is
+	 * up, but for start_kernel(), which never returns.
+	 */
 	if (fgraph_boot_counting)
 		fgraph_boot_count(frame->func, fgraph_boot_now() - frame->time);
 	if (fgraph_boot_recording && frame->rec >= 0)
@@ -595,17 +619,21 @@ static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace
 		return 0;
 
 	call = fgraph_reserve_data(gops->idx, sizeof(*call));
-
-	raw_local_irq_save(flags);
-	arch_spin_lock(&fgraph_boot_lock);
-	if (!call) {
-		if (record && fgraph_boot_recording)
-			fgraph_boot_too_deep++;
+	if (call && !record) {
+		call->slot = -1;
 	} else {
-		call->slot = record ? fgraph_boot_graph_record(trace->func) : -1;
+		raw_local_irq_save(flags);
+		arch_spin_lock(&fgraph_boot_lock);
+		if (!call) {
+			if (record && fgraph_boot_recording)
+				fgraph_boot_too_deep++;
+			fgraph_boot_count_lost();
+		} else {
+			call->slot = fgraph_boot_graph_record(trace->func);
+		}
+		arch_spin_unlock(&fgraph_boot_lock);
+		raw_local_irq_restore(flags);
 	}
-	arch_spin_unlock(&fgraph_boot_lock);
-	raw_local_irq_restore(flags);
 
 	if (!call)
 		return 0;
@@ -1075,8 +1103,11 @@ static int fgraph_boot_stat_show(struct seq_file *m, void *v)
 	char str[KSYM_SYMBOL_LEN];
 	u64 var = 0;
 
-	/* s^2 = (sum of x^2 - (sum of x)^2 / n) / (n - 1), in counter ticks */
-	if (c->hits > 1)
+	/*
+	 * s^2 = (sum of x^2 - (sum of x)^2 / n) / (n - 1) in counter ticks;
+	 * the quotient is at most the sum of squares, so it fits.
+	 */
+	if (c->hits > 1 && c->ticks_sq != U64_MAX)
 		var = div64_ul(c->ticks_sq -
 			       mul_u64_u64_div_u64(c->ticks, c->ticks, c->hits),
 			       c->hits - 1);
@@ -1090,9 +1121,14 @@ static int fgraph_boot_stat_show(struct seq_file *m, void *v)
 	trace_print_graph_duration(fgraph_boot_stat_ns(div64_ul(c->ticks,
 								c->hits)), &s);
 	trace_seq_puts(&s, "    ");
-	/* In us^2: trace_print_graph_duration() divides by 1000 once more */
-	var = fgraph_boot_stat_ns(fgraph_boot_stat_ns(var));
-	trace_print_graph_duration(div_u64(var, NSEC_PER_USEC), &s);
+	/*
+	 * In us^2, times 1000: trace_print_graph_duration() prints
+	 * nanoseconds as microseconds
+	 */
+	var = mul_u64_u64_div_u64(var, 1000ULL * USEC_PER_SEC * USEC_PER_SEC,
+				  (u64)fgraph_boot_stats_freq *
+				  fgraph_boot_stats_freq);
+	trace_print_graph_duration(var, &s);
 	trace_print_seq(m, &s);
 	seq_putc(m, '\n');
 	return 0;
@@ -1168,7 +1204,7 @@ void __init fgraph_boot_count_end(void)
 	if (!fgraph_boot_count_used || !fgraph_boot_freq)
 		return;
 	if (fgraph_boot_uncounted)
-		pr_warn("%lu calls not counted: no room for their functions (CONFIG_FGRAPH_BOOT_COUNT_BITS)\n",
+		pr_warn("%lu calls not counted: no room for their functions in the table (CONFIG_FGRAPH_BOOT_COUNT_BITS), or too deep to hook\n",
 			fgraph_boot_uncounted);
 
 	stats = vmalloc(array_size(fgraph_boot_count_used, sizeof(*stats)));
@@ -1177,7 +1213,11 @@ void __init fgraph_boot_count_end(void)
 	fgraph_boot_nr_stats = fgraph_boot_count_merge(stats);
 	fgraph_boot_stats = stats;
 	fgraph_boot_stats_freq = fgraph_boot_freq;
-	if (register_stat_tracer(&fgraph_boot_stat))
+	if (register_stat_tracer(&fgraph_boot_stat)) {
 		pr_warn("cannot create trace_stat/fgraph_boot\n");
+		fgraph_boot_stats = NULL;
+		fgraph_boot_nr_stats = 0;
+		vfree(stats);
+	}
 }
 #endif

@@ -29,6 +29,8 @@
 #define RW_EVENT_SIZE	8
 /* The data of the smallest event that can become padding in place */
 #define RW_PAD_DATA	12
+/* The data of an event of about a quarter of a sub-buffer page */
+#define RW_BIG_DATA	1024
 /* A time extend that precedes an event whose delta does not fit */
 #define RW_EXTEND_SIZE	8
 /* The header of a sub-buffer page: its time stamp and commit index */
@@ -469,6 +471,62 @@ static void rw_test_page_end_padding(struct kunit *test)
 	rw_expect_empty(test);
 }
 
+/* Reserve and commit an event of @len bytes of data; false if it failed */
+static bool rw_try_write(struct kunit *test, u64 ts, unsigned int len)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_event *event;
+
+	rw_now = ts;
+	preempt_disable();
+	event = ring_buffer_lock_reserve(ctx->buffer, len);
+	if (event) {
+		memset(ring_buffer_event_data(event), 0, len);
+		ring_buffer_unlock_commit(ctx->buffer);
+	}
+	preempt_enable();
+	return event != NULL;
+}
+
+/*
+ * A reservation that failed after the event, in a full buffer that does
+ * not overwrite, left padding up to the end of the page. The rewind
+ * takes it back with the event, but no event was padded there: the
+ * count of padded events stays as it was.
+ */
+static void rw_test_failed_reserve(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	unsigned long bytes;
+	u32 i, n;
+
+	ring_buffer_free(ctx->buffer);
+	ctx->buffer = ring_buffer_alloc(RW_BUF_SIZE, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->buffer);
+	ring_buffer_set_clock(ctx->buffer, rw_clock);
+
+	/* How many events of a quarter page fit */
+	for (n = 0; rw_try_write(test, 1000 + n, RW_BIG_DATA); n++)
+		;
+	KUNIT_ASSERT_GT(test, n, 1U);
+	ring_buffer_reset_cpu(ctx->buffer, ctx->cpu);
+
+	/* As many again, the last one marked, and one more that fails */
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_TRUE(test, rw_try_write(test, 1000 + i, RW_BIG_DATA));
+	bytes = rw_bytes(test);
+	rw_write_len(test, n, 1000 + n, RW_BIG_DATA, &mark);
+	KUNIT_ASSERT_FALSE(test, rw_try_write(test, 2000 + n, RW_BIG_DATA));
+
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	rw_expect_counts(test, 1, 0);
+	rw_expect_padded(test, 0);
+	rw_expect_page_ends(test, 0);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), (unsigned long)n - 1);
+	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
+}
+
 /* A reset in between: the same position means a different event now */
 static void rw_test_reset(struct kunit *test)
 {
@@ -718,6 +776,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_peeked),
 	KUNIT_CASE(rw_test_page_boundary),
 	KUNIT_CASE(rw_test_page_end_padding),
+	KUNIT_CASE(rw_test_failed_reserve),
 	KUNIT_CASE(rw_test_reset),
 	KUNIT_CASE(rw_test_disabled),
 	KUNIT_CASE(rw_test_nmi_before_move),
