@@ -112,7 +112,6 @@ class Walker:
         self._bshapes: Dict[str, Tuple[int, str]] = {}
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
-        self.need_lines = False
         self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
         self.switch_cpus: set[str] = set()
         self.tracecmd: Optional[bool] = None    # trace-cmd report input
@@ -120,11 +119,10 @@ class Walker:
     def want_oncpu(self) -> None:
         """Keep every call's on-CPU time (ONCPU of the nodes): its
         duration less the time its task was switched out meanwhile, from
-        the context-switch blocks and the time stamps (every line then
-        takes the general path).  Without time stamps it is not kept:
+        the context-switch blocks and the time stamps (the split path
+        notes each line's stamp).  Without time stamps it is not kept:
         self.oncpu is then False after the run."""
         self.oncpu = self.core.oncpu = True
-        self.need_lines = True
 
     def want_calls(self, fn: CallSink) -> None:
         """Give every counted call to fn."""
@@ -303,10 +301,14 @@ class Walker:
         self.layout_changed = False
         lay = self.layout
         assert lay is not None
-        if self.filters.line_filter() or not lay.duration or \
-                self.need_lines:
+        if self.filters.line_filter() or not lay.duration:
             self._batch_general(batch)
             return
+        oncpu = self.oncpu and lay.abstime
+        if oncpu and self.info.first_ts is None:
+            self._note_batch_ts(batch)
+        seen = self.core.seen
+        cpu_ts = self.cpu_ts
         core = self.core
         enter, leaf, ret = core.enter, core.leaf, core.ret
         tasks = core.tasks
@@ -422,6 +424,13 @@ class Walker:
                     tsn = int(float(ts) * 1e9 + 0.5)
                 except ValueError:
                     tsn = -1
+                if oncpu and tsn >= 0:
+                    # on-CPU time: the task's switch-outs end here
+                    cpu_ts[cpu] = tsn
+                    if st.out_since >= 0:
+                        seen(st, tsn)
+                    else:
+                        st.last_ts = tsn
             if kind == NAMED_RET:
                 ret(st, depth, name, d, tsn, cpu, n)
             elif kind == ENTER:
