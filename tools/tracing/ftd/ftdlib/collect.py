@@ -11,7 +11,7 @@ gap, unfinished) are not counted; their nodes keep their callees."""
 from __future__ import annotations
 
 import fnmatch
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, cast
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
                     FuncStats, Node, add_node_stats)
@@ -97,13 +97,15 @@ class Collector:
         self.filters = filters
         self.check = filters.call_filter()
         self.flat: Optional[Dict[str, Node]] = {} if flat else None
+        self.flat_get: Callable[[Optional[str]], Optional[Node]] = \
+            cast(Callable[[Optional[str]], Optional[Node]],
+                 ({} if self.flat is None else self.flat).get)
         self.roots: Dict[str, Node] = {}
         self.waiting: Dict[int, Dict[str, Node]] = {}
         self.timeline = timeline
         self.call_sink: Optional[Callable[[Call], None]] = None
         # every call with a start, the unfinished ones too
         self.every: Optional[Callable[[Call], None]] = None
-        self.counted = 0
 
     def root(self, task: str) -> Node:
         r = self.roots.get(task)
@@ -111,27 +113,26 @@ class Collector:
             r = self.roots[task] = ["", {}, 0, 0, BIG, 0, 0, 0]
         return r
 
-    def consumer(self) -> Callable[[Call], None]:
+    def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
         """The fastest way to take the calls, for what is wanted."""
         if self.flat is not None and self.timeline is None and \
                 self.every is None and self.call_sink is None and \
                 not self.check:
-            return self.plain_flat
+            return self.plain_flat_oncpu if oncpu else self.plain_flat
         return self
 
     def plain_flat(self, c: Call) -> None:
         """__call__() for per-function totals and nothing else."""
-        if c.flags & NOT_COUNTED:
-            if c.task not in self.roots:
-                self.root(c.task)
-            return
-        self.counted += 1
-        name = c.name
-        flat = self.flat
-        assert flat is not None and name is not None
-        n = flat.get(name)
+        if c.flags:
+            if c.flags & NOT_COUNTED:
+                if c.task not in self.roots:
+                    self.root(c.task)
+                return
+        n = self.flat_get(c.name)
         if n is None:
-            n = flat[name] = [name, flat, 0, 0, BIG, 0, 0, 0]
+            name = c.name
+            assert self.flat is not None and name is not None
+            n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
         d = c.dur
         n[COUNT] += 1
         n[TOTAL] += d
@@ -140,14 +141,19 @@ class Collector:
         if d > n[MAX]:
             n[MAX] = d
         n[LOCAL] += d - c.child
-        n[ONCPU] += c.oncpu
+
+    def plain_flat_oncpu(self, c: Call) -> None:
+        """plain_flat() with the on-CPU times."""
+        self.plain_flat(c)
+        if not c.flags & NOT_COUNTED:
+            assert self.flat is not None and c.name is not None
+            self.flat[c.name][ONCPU] += c.oncpu
 
     def __call__(self, c: Call) -> None:
         d = c.dur
         counted = not c.flags & NOT_COUNTED and (
             not self.check or self.filters.keep(c))
         if counted:
-            self.counted += 1
             if self.call_sink is not None:
                 self.call_sink(c)
         if c.start >= 0 and (self.timeline is not None or

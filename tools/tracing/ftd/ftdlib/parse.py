@@ -195,7 +195,7 @@ class Walker:
             c.call_sink is not None or self.oncpu or
             f.t_start is not None or f.t_end is not None)
         if self.core.emit == self.collect:
-            self.core.emit = self.collect.consumer()
+            self.core.emit = self.collect.consumer(self.oncpu)
 
     def run(self, inp: TraceInput) -> TraceInfo:
         self._wants()
@@ -418,7 +418,6 @@ class Walker:
                     sh = bshapes[body] = shape(body)
                 kind, name = sh
             st.lines += 1
-            st.cpu = cpu
             if abst:
                 try:
                     tsn = int(float(ts) * 1e9 + 0.5)
@@ -569,7 +568,6 @@ class Walker:
         st.lines += 1
         if cpu:
             self.cpuset.add(cpu)
-            st.cpu = cpu
         if ts:
             self._note_ts(ts)
             if self.oncpu:
