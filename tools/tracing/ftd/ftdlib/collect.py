@@ -250,11 +250,7 @@ class Collector:
                 if have is None:
                     tl.tracks[new] = t
                 else:
-                    for dst, src in ((have.s, t.s), (have.d, t.d),
-                                     (have.f, t.f), (have.ids, t.ids),
-                                     (have.up, t.up),
-                                     (have.flags, t.flags)):
-                        dst.extend(src)
+                    have.extend(t)
 
     def func_stats(self) -> Dict[str, FuncStats]:
         if self.flat is None:
