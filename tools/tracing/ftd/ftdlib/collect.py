@@ -115,11 +115,22 @@ class Collector:
 
     def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
         """The fastest way to take the calls, for what is wanted."""
-        if self.flat is not None and self.timeline is None and \
-                self.every is None and self.call_sink is None and \
-                not self.check:
-            return self.plain_flat_oncpu if oncpu else self.plain_flat
-        return self
+        if self.flat is None or self.every is not None or \
+                self.call_sink is not None or self.check:
+            return self
+        flat = self.plain_flat_oncpu if oncpu else self.plain_flat
+        tl = self.timeline
+        if tl is None:
+            return flat
+        add = tl.add
+
+        def timeline_flat(c: Call) -> None:
+            """__call__() for a timeline and per-function totals."""
+            if c.start >= 0 and (not c.flags & NOT_COUNTED or
+                                 c.flags & (UNFINISHED | UNNAMED)):
+                add(c)
+            flat(c)
+        return timeline_flat
 
     def plain_flat(self, c: Call) -> None:
         """__call__() for per-function totals and nothing else."""

@@ -34,7 +34,7 @@ Placed = Tuple[int, int, int, int, int, int]
 class Track:
     """The calls of one track, in compact arrays."""
 
-    __slots__ = ("s", "d", "f", "up", "flags")
+    __slots__ = ("s", "d", "f", "up", "flags", "kids")
 
     def __init__(self) -> None:
         self.s = array.array("q")       # start, ns
@@ -44,6 +44,9 @@ class Track:
         # in (-1: none in the track)
         self.up = array.array("i")
         self.flags = array.array("b")
+        # call id -> the indices of its callees added so far (the core
+        # gives callees before their caller)
+        self.kids: Dict[int, List[int]] = {}
 
     def extend(self, o: "Track") -> None:
         """Append the calls of o (their callers are in o)."""
@@ -168,9 +171,6 @@ class Timeline:
         self.open = 0           # calls drawn to the end of the trace
         self.before = 0         # calls that began before the first line
         self.first_ts: Optional[int] = None
-        # call id -> (track, index) of its callees added so far: the
-        # core gives callees before their caller
-        self._kids: Dict[int, List[Tuple[Track, int]]] = {}
 
     def track_of(self, c: Call) -> str:
         if self.by == "task":
@@ -179,7 +179,7 @@ class Timeline:
 
     def add(self, c: Call) -> None:
         """A call of the pairing core (with its start known)."""
-        key = self.track_of(c)
+        key = c.task if self.by == "task" else self.track_of(c)
         t = self.tracks.get(key)
         if t is None:
             t = self.tracks[key] = Track()
@@ -189,28 +189,34 @@ class Timeline:
             fid = self.names[name] = len(self.name_list)
             self.name_list.append(name)
         i = len(t.s)
-        t.s.append(c.start)
-        open_ = c.flags & UNFINISHED
-        t.d.append(-1 if open_ else c.dur)
+        start = c.start
+        t.s.append(start)
+        if c.flags & UNFINISHED:
+            t.d.append(-1)
+            t.flags.append(OPEN)
+            e = start
+        else:
+            t.d.append(c.dur)
+            t.flags.append(0)
+            e = start + c.dur
         t.f.append(fid)
         t.up.append(-1)
-        t.flags.append(OPEN if open_ else 0)
-        kids = self._kids.pop(c.id, None)
+        kids = t.kids.pop(c.id, None)
         if kids is not None:
             up = t.up
-            for kt, k in kids:
-                if kt is t:
-                    up[k] = i
-        p = c.parent if c.parent > 0 else c.anc
+            for k in kids:
+                up[k] = i
+        p = c.parent
+        if p <= 0:
+            p = c.anc
         if p > 0:
-            w = self._kids.get(p)
+            w = t.kids.get(p)
             if w is None:
-                self._kids[p] = [(t, i)]
+                t.kids[p] = [i]
             else:
-                w.append((t, i))
-        if c.start < self.start:
-            self.start = c.start
-        e = c.start + (0 if open_ else c.dur)
+                w.append(i)
+        if start < self.start:
+            self.start = start
         if e > self.end:
             self.end = e
 
@@ -261,7 +267,7 @@ class Timeline:
         n = len(t)
         end_all = self.end
         first = self.first_ts
-        ts, td, up = t.s, t.d, t.up
+        ts, td = t.s, t.d
 
         def end(i: int) -> int:
             return ts[i] + td[i] if td[i] >= 0 else max(end_all, ts[i])
@@ -296,16 +302,19 @@ class Timeline:
                 self.before += 1
             if flags & OPEN:
                 self.open += 1
-            mine = set()
-            k = upi[i]
-            while k >= 0:
-                mine.add(lane_of[k])
-                k = upi[k]
+            mine: Optional[set[int]] = None     # the lanes of its callers
             limit = s0 + CLIP_NS
             placed = False
             for li, stack in enumerate(stacks):
-                if bottom[li] > limit and li not in mine:
-                    continue
+                if bottom[li] > limit:
+                    if mine is None:
+                        mine = set()
+                        k = upi[i]
+                        while k >= 0:
+                            mine.add(lane_of[k])
+                            k = upi[k]
+                    if li not in mine:
+                        continue
                 a = s0
                 while stack and stack[-1][1] <= a:
                     done[li] = max(done[li], stack.pop()[1])
