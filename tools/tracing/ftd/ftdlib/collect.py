@@ -115,9 +115,18 @@ class Collector:
 
     def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
         """The fastest way to take the calls, for what is wanted."""
-        if self.flat is None or self.every is not None or \
-                self.call_sink is not None or self.check:
+        if self.every is not None or self.call_sink is not None or \
+                self.check:
             return self
+        if self.flat is None:
+            if self.timeline is not None:
+                return self
+            tree = self._tree
+
+            def plain_tree(c: Call) -> None:
+                """__call__() for the call trees and nothing else."""
+                tree(c, not c.flags & NOT_COUNTED)
+            return plain_tree
         flat = self.plain_flat_oncpu if oncpu else self.plain_flat
         tl = self.timeline
         if tl is None:
@@ -194,50 +203,63 @@ class Collector:
             else:
                 self.root(c.task)
             return
+        self._tree(c, counted)
+
+    def _tree(self, c: Call, counted: bool) -> None:
+        """Add a call to the call tree of its task, with the subtree of
+        its callees (waiting under its id)."""
+        d = c.dur
         kids = self.waiting.pop(c.id, None)
         name = c.name if c.name is not None else UNKNOWN_NAME
-        node: Node = [name, kids or {}, 0, 0, BIG, 0, 0, 0]
+        target = self._target(c, counted)
+        have = target.get(name)
+        if have is None:
+            have = target[name] = [name, kids or {}, 0, 0, BIG, 0, 0, 0]
+            kids = None
         if counted:
-            node[COUNT] = 1
-            node[TOTAL] = node[MIN] = node[MAX] = d
-            node[LOCAL] = d - c.child
-            node[ONCPU] = c.oncpu
+            have[COUNT] += 1
+            have[TOTAL] += d
+            if d < have[MIN]:
+                have[MIN] = d
+            if d > have[MAX]:
+                have[MAX] = d
+            have[LOCAL] += d - c.child
+            have[ONCPU] += c.oncpu
         elif c.flags & UNNAMED:
-            node[TOTAL] = d
+            have[TOTAL] += d
+        if kids:
+            merge_kids(have[KIDS], kids)
+
+    def _target(self, c: Call, counted: bool) -> Dict[str, Node]:
+        """The callees of c's caller: waiting under the caller's id, at
+        the task's root, or under an "(unknown)" node (at the root, or
+        below the call c ran in)."""
         p = c.parent
-        target: Dict[str, Node]
         if p > 0:
             t0 = self.waiting.get(p)
             if t0 is None:
                 t0 = self.waiting[p] = {}
-            target = t0
-        elif p == ROOT:
-            target = self.root(c.task)[KIDS]
+            return t0
+        if p == ROOT:
+            kids: Dict[str, Node] = self.root(c.task)[KIDS]
+            return kids
+        base: Dict[str, Node]
+        if c.anc > 0:
+            b0 = self.waiting.get(c.anc)
+            if b0 is None:
+                b0 = self.waiting[c.anc] = {}
+            base = b0
         else:
-            base: Dict[str, Node]
-            if c.anc > 0:
-                b0 = self.waiting.get(c.anc)
-                if b0 is None:
-                    b0 = self.waiting[c.anc] = {}
-                base = b0
-            else:
-                base = self.root(c.task)[KIDS]
-            u = base.get(UNKNOWN_NAME)
-            if u is None:
-                u = base[UNKNOWN_NAME] = [UNKNOWN_NAME, {}, 0, 0, BIG, 0,
-                                          0, 0]
-            # its time: the sum of its callees' (a lower bound)
-            if d > 0:
-                u[TOTAL] += d
-                u[ONCPU] += c.oncpu if counted else 0
-            target = u[KIDS]
-        have = target.get(name)
-        if have is None:
-            target[name] = node
-        else:
-            add_node_stats(have, node)
-            if node[KIDS]:
-                merge_kids(have[KIDS], node[KIDS])
+            base = self.root(c.task)[KIDS]
+        u = base.get(UNKNOWN_NAME)
+        if u is None:
+            u = base[UNKNOWN_NAME] = [UNKNOWN_NAME, {}, 0, 0, BIG, 0, 0, 0]
+        # its time: the sum of its callees' (a lower bound)
+        if c.dur > 0:
+            u[TOTAL] += c.dur
+            u[ONCPU] += c.oncpu if counted else 0
+        ukids: Dict[str, Node] = u[KIDS]
+        return ukids
 
     def finish(self) -> None:
         """Callees whose caller never came (cannot happen when the
