@@ -115,9 +115,20 @@ class Collector:
 
     def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
         """The fastest way to take the calls, for what is wanted."""
-        if self.every is not None or self.call_sink is not None or \
-                self.check:
+        if self.every is not None or self.check:
             return self
+        sink = self.call_sink
+        if sink is not None:
+            if self.flat is None or self.timeline is not None:
+                return self
+            flat_ = self.plain_flat_oncpu if oncpu else self.plain_flat
+
+            def sink_flat(c: Call) -> None:
+                """__call__() for a call sink and per-function totals."""
+                if not c.flags & NOT_COUNTED:
+                    sink(c)
+                flat_(c)
+            return sink_flat
         if self.flat is None:
             if self.timeline is not None:
                 return self

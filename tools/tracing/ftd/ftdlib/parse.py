@@ -121,6 +121,7 @@ class Walker:
         self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
         self.switch_cpus: set[str] = set()
         self.tracecmd: Optional[bool] = None    # trace-cmd report input
+        self.sink_starts = True
 
     def want_oncpu(self) -> None:
         """Keep every call's on-CPU time (ONCPU of the nodes): its
@@ -130,9 +131,12 @@ class Walker:
         self.oncpu is then False after the run."""
         self.oncpu = self.core.oncpu = True
 
-    def want_calls(self, fn: CallSink) -> None:
-        """Give every counted call to fn."""
+    def want_calls(self, fn: CallSink, starts: bool = True) -> None:
+        """Give every counted call to fn; without starts, fn does not
+        read their starts (a leaf then need not wait for the next line
+        of its task, see pairing.py)."""
         self.collect.call_sink = fn
+        self.sink_starts = starts
 
     def _pooled(self, key: str) -> bool:
         """Whether the lines of this task key may come from several
@@ -198,7 +202,7 @@ class Walker:
         c = self.collect
         self.core.want_start = (
             c.timeline is not None or c.every is not None or
-            c.call_sink is not None or self.oncpu or
+            c.call_sink is not None and self.sink_starts or self.oncpu or
             f.t_start is not None or f.t_end is not None)
         if self.core.emit == self.collect:
             self.core.emit = self.collect.consumer(self.oncpu)
