@@ -11,11 +11,11 @@ gap, unfinished) are not counted; their nodes keep their callees."""
 from __future__ import annotations
 
 import fnmatch
-from typing import Callable, Dict, Optional, cast
+from typing import Callable, Dict, Optional, Tuple, cast
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
-                    FuncStats, Node, add_node_stats)
-from .pairing import CUT, ROOT, UNFINISHED, UNNAMED, Call
+                    FuncStats, Node, add_node_stats, new_node)
+from .pairing import CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call
 from .timeline import Timeline, Track
 
 UNKNOWN_NAME = "(unknown)"
@@ -102,6 +102,10 @@ class Collector:
                  ({} if self.flat is None else self.flat).get)
         self.roots: Dict[str, Node] = {}
         self.waiting: Dict[int, Dict[str, Node]] = {}
+        # open call id -> its node, and the "(unknown)" node above it:
+        # made when a callee is done, so that callees go straight to
+        # their place in the tree (see _open_node())
+        self.open_nodes: Dict[int, Tuple[Node, Optional[Node]]] = {}
         self.timeline = timeline
         self.call_sink: Optional[Callable[[Call], None]] = None
         # every call with a start, the unfinished ones too
@@ -217,16 +221,21 @@ class Collector:
         self._tree(c, counted)
 
     def _tree(self, c: Call, counted: bool) -> None:
-        """Add a call to the call tree of its task, with the subtree of
-        its callees (waiting under its id)."""
+        """Add a call to the call tree of its task: to its node, made
+        when a callee came while it was open, or to the node of its
+        path under its caller's; with the subtree of the callees that
+        waited under its id."""
         d = c.dur
+        got = self.open_nodes.pop(c.id, None)
+        have, u = got if got is not None else self._place(c)
         kids = self.waiting.pop(c.id, None)
-        name = c.name if c.name is not None else UNKNOWN_NAME
-        target = self._target(c, counted)
-        have = target.get(name)
-        if have is None:
-            have = target[name] = [name, kids or {}, 0, 0, BIG, 0, 0, 0]
+        if kids is have[KIDS]:
             kids = None
+        if u is not None and d > 0:
+            # an "(unknown)" caller's time: the sum of its callees'
+            # (a lower bound)
+            u[TOTAL] += d
+            u[ONCPU] += c.oncpu if counted else 0
         if counted:
             have[COUNT] += 1
             have[TOTAL] += d
@@ -241,36 +250,72 @@ class Collector:
         if kids:
             merge_kids(have[KIDS], kids)
 
-    def _target(self, c: Call, counted: bool) -> Dict[str, Node]:
-        """The callees of c's caller: waiting under the caller's id, at
-        the task's root, or under an "(unknown)" node (at the root, or
-        below the call c ran in)."""
+    def _place(self, c: Call) -> Tuple[Node, Optional[Node]]:
+        """The node of c's path (made if new, with the callees that
+        waited under its id) and the "(unknown)" node it is under, if
+        its caller is unknown."""
+        target, u = self._target(c)
+        name = c.name if c.name is not None else UNKNOWN_NAME
+        have = target.get(name)
+        if have is None:
+            have = target[name] = [name, self.waiting.get(c.id) or {}, 0,
+                                   0, BIG, 0, 0, 0]
+        return have, u
+
+    def _open_node(self, o: Call) -> Optional[Node]:
+        """The node of an open call o (a callee of it is done), made
+        now and kept until o is done; None when o's own caller is not
+        decided yet (its callees then wait under its id)."""
+        got = self.open_nodes.get(o.id)
+        if got is not None:
+            return got[0]
+        if o.parent == PENDING or o.parent > 0 and (
+                o.up is None or o.up.id != o.parent):
+            return None
+        if o.parent < 0 and o.anc > 0 and (
+                o.up is None or o.up.id != o.anc):
+            return None
+        got = self._place(o)
+        self.open_nodes[o.id] = got
+        return got[0]
+
+    def _target(self, c: Call) -> Tuple[Dict[str, Node], Optional[Node]]:
+        """Where c's node goes: under its caller's node (the caller is
+        open: c.up), or waiting under its caller's id; at the task's
+        root; or under an "(unknown)" node (at the root, or below the
+        call it ran in), which is returned too."""
         p = c.parent
+        up = c.up
         if p > 0:
+            if up is not None and up.id == p:
+                n = self._open_node(up)
+                if n is not None:
+                    kids: Dict[str, Node] = n[KIDS]
+                    return kids, None
             t0 = self.waiting.get(p)
             if t0 is None:
                 t0 = self.waiting[p] = {}
-            return t0
+            return t0, None
         if p == ROOT:
-            kids: Dict[str, Node] = self.root(c.task)[KIDS]
-            return kids
-        base: Dict[str, Node]
+            rk: Dict[str, Node] = self.root(c.task)[KIDS]
+            return rk, None
+        base: Optional[Dict[str, Node]] = None
         if c.anc > 0:
-            b0 = self.waiting.get(c.anc)
-            if b0 is None:
-                b0 = self.waiting[c.anc] = {}
-            base = b0
+            if up is not None and up.id == c.anc:
+                n = self._open_node(up)
+                if n is not None:
+                    base = n[KIDS]
+            if base is None:
+                base = self.waiting.get(c.anc)
+                if base is None:
+                    base = self.waiting[c.anc] = {}
         else:
             base = self.root(c.task)[KIDS]
         u = base.get(UNKNOWN_NAME)
         if u is None:
-            u = base[UNKNOWN_NAME] = [UNKNOWN_NAME, {}, 0, 0, BIG, 0, 0, 0]
-        # its time: the sum of its callees' (a lower bound)
-        if c.dur > 0:
-            u[TOTAL] += c.dur
-            u[ONCPU] += c.oncpu if counted else 0
+            u = base[UNKNOWN_NAME] = new_node(UNKNOWN_NAME)
         ukids: Dict[str, Node] = u[KIDS]
-        return ukids
+        return ukids, u
 
     def finish(self) -> None:
         """Callees whose caller never came (cannot happen when the

@@ -107,7 +107,8 @@ class Call:
         self.flags = 0
         self.oncpu = 0
         self.ts = ts            # entry stamp in ns (-1: none)
-        self.up: Optional[Call] = None   # the open call it runs in
+        self.up: Optional[Call] = None   # the open call it runs in (its
+                                # caller, or anc), until it is given
         self.sw = sw            # its task's switches at its entry
         self.rline = line       # its return line
         self.lost = lost        # LOST markers seen before its entry
@@ -238,8 +239,10 @@ class Pairing:
             c.parent = UNKNOWN
         if c.parent == UNKNOWN:
             self.info.unknown_callers += 1
-        c.up = None
+        # its open caller (or the call it ran in) is there for the
+        # consumer, not after
         self.emit(c)
+        c.up = None
 
     def _settle(self, st: TaskState, t: int, cpu: str = "") -> None:
         """The task's next line, at t (-1: none), on cpu: the leaf
@@ -441,12 +444,14 @@ class Pairing:
             # the common case of _under()
             c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d,
                      top.id)
+            c.up = top
             self.next_id += 1
             top.child += d
             if ts >= 0 and self.want_start:
                 st.leaf = c
             elif not self.oncpu:
                 self.emit(c)
+                c.up = None
             else:
                 self._give(st, c)
             return
@@ -555,8 +560,8 @@ class Pairing:
             return
         if fr.parent == UNKNOWN:
             self.info.unknown_callers += 1
-        fr.up = None
         self.emit(fr)
+        fr.up = None
 
     def _orphan(self, st: TaskState, depth: int, name: Optional[str],
                 d: int, ts: int, cpu: str, line: int) -> None:
