@@ -54,10 +54,14 @@ def matcher(patterns: Optional[Sequence[str]]) -> Callable[[str], bool]:
     plain = {p for p in pats if not any(c in p for c in "*?[")}
     globs = [p for p in pats if p not in plain]
 
+    seen: Dict[str, bool] = {}      # one answer per distinct name
+
     def match(name: str) -> bool:
-        if name in plain:
-            return True
-        return any(fnmatch.fnmatchcase(name, g) for g in globs)
+        r = seen.get(name)
+        if r is None:
+            r = seen[name] = name in plain or any(
+                fnmatch.fnmatchcase(name, g) for g in globs)
+        return r
     return match
 
 

@@ -41,5 +41,6 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         legend = "tasks in order of their time on the CPU, busiest " \
             "first; shaded: switched out"
     flamechart(out, tl, title, highlight(a), a.width, min_px=a.min_px,
-               max_lanes=a.max_lanes, legend=legend, off=off)
+               max_lanes=a.max_lanes, legend=legend, off=off,
+               consume=True)
     return w

@@ -84,7 +84,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
                 ds = durs[name] = array.array("q")
             ds.append(c.dur)
 
-    w = load(a.trace, a, flat=True, hooks=lambda w: w.want_calls(sink))
+    w = load(a.trace, a, flat=True,
+             hooks=lambda w: w.want_calls(sink, starts=False))
     if not durs:
         raise FtdError("%s: function %r not found in the trace" % (
             w.info.name, a.function))

@@ -11,11 +11,11 @@ gap, unfinished) are not counted; their nodes keep their callees."""
 from __future__ import annotations
 
 import fnmatch
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple, cast
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
-                    FuncStats, Node, add_node_stats)
-from .pairing import CUT, ROOT, UNFINISHED, UNNAMED, Call
+                    FuncStats, Node, add_node_stats, new_node)
+from .pairing import CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call
 from .timeline import Timeline, Track
 
 UNKNOWN_NAME = "(unknown)"
@@ -97,13 +97,19 @@ class Collector:
         self.filters = filters
         self.check = filters.call_filter()
         self.flat: Optional[Dict[str, Node]] = {} if flat else None
+        self.flat_get: Callable[[Optional[str]], Optional[Node]] = \
+            cast(Callable[[Optional[str]], Optional[Node]],
+                 ({} if self.flat is None else self.flat).get)
         self.roots: Dict[str, Node] = {}
         self.waiting: Dict[int, Dict[str, Node]] = {}
+        # open call id -> its node, and the "(unknown)" node above it:
+        # made when a callee is done, so that callees go straight to
+        # their place in the tree (see _open_node())
+        self.open_nodes: Dict[int, Tuple[Node, Optional[Node]]] = {}
         self.timeline = timeline
         self.call_sink: Optional[Callable[[Call], None]] = None
         # every call with a start, the unfinished ones too
         self.every: Optional[Callable[[Call], None]] = None
-        self.counted = 0
 
     def root(self, task: str) -> Node:
         r = self.roots.get(task)
@@ -111,27 +117,57 @@ class Collector:
             r = self.roots[task] = ["", {}, 0, 0, BIG, 0, 0, 0]
         return r
 
-    def consumer(self) -> Callable[[Call], None]:
+    def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
         """The fastest way to take the calls, for what is wanted."""
-        if self.flat is not None and self.timeline is None and \
-                self.every is None and self.call_sink is None and \
-                not self.check:
-            return self.plain_flat
-        return self
+        if self.every is not None or self.check:
+            return self
+        sink = self.call_sink
+        if sink is not None:
+            if self.flat is None or self.timeline is not None:
+                return self
+            flat_ = self.plain_flat_oncpu if oncpu else self.plain_flat
+
+            def sink_flat(c: Call) -> None:
+                """__call__() for a call sink and per-function totals."""
+                if not c.flags & NOT_COUNTED:
+                    sink(c)
+                flat_(c)
+            return sink_flat
+        if self.flat is None:
+            if self.timeline is not None:
+                return self
+            tree = self._tree
+
+            def plain_tree(c: Call) -> None:
+                """__call__() for the call trees and nothing else."""
+                tree(c, not c.flags & NOT_COUNTED)
+            return plain_tree
+        flat = self.plain_flat_oncpu if oncpu else self.plain_flat
+        tl = self.timeline
+        if tl is None:
+            return flat
+        add = tl.add
+
+        def timeline_flat(c: Call) -> None:
+            """__call__() for a timeline and per-function totals."""
+            if c.start >= 0 and (not c.flags & NOT_COUNTED or
+                                 c.flags & (UNFINISHED | UNNAMED)):
+                add(c)
+            flat(c)
+        return timeline_flat
 
     def plain_flat(self, c: Call) -> None:
         """__call__() for per-function totals and nothing else."""
-        if c.flags & NOT_COUNTED:
-            if c.task not in self.roots:
-                self.root(c.task)
-            return
-        self.counted += 1
-        name = c.name
-        flat = self.flat
-        assert flat is not None and name is not None
-        n = flat.get(name)
+        if c.flags:
+            if c.flags & NOT_COUNTED:
+                if c.task not in self.roots:
+                    self.root(c.task)
+                return
+        n = self.flat_get(c.name)
         if n is None:
-            n = flat[name] = [name, flat, 0, 0, BIG, 0, 0, 0]
+            name = c.name
+            assert self.flat is not None and name is not None
+            n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
         d = c.dur
         n[COUNT] += 1
         n[TOTAL] += d
@@ -140,14 +176,19 @@ class Collector:
         if d > n[MAX]:
             n[MAX] = d
         n[LOCAL] += d - c.child
-        n[ONCPU] += c.oncpu
+
+    def plain_flat_oncpu(self, c: Call) -> None:
+        """plain_flat() with the on-CPU times."""
+        self.plain_flat(c)
+        if not c.flags & NOT_COUNTED:
+            assert self.flat is not None and c.name is not None
+            self.flat[c.name][ONCPU] += c.oncpu
 
     def __call__(self, c: Call) -> None:
         d = c.dur
         counted = not c.flags & NOT_COUNTED and (
             not self.check or self.filters.keep(c))
         if counted:
-            self.counted += 1
             if self.call_sink is not None:
                 self.call_sink(c)
         if c.start >= 0 and (self.timeline is not None or
@@ -177,50 +218,104 @@ class Collector:
             else:
                 self.root(c.task)
             return
+        self._tree(c, counted)
+
+    def _tree(self, c: Call, counted: bool) -> None:
+        """Add a call to the call tree of its task: to its node, made
+        when a callee came while it was open, or to the node of its
+        path under its caller's; with the subtree of the callees that
+        waited under its id."""
+        d = c.dur
+        got = self.open_nodes.pop(c.id, None)
+        have, u = got if got is not None else self._place(c)
         kids = self.waiting.pop(c.id, None)
-        name = c.name if c.name is not None else UNKNOWN_NAME
-        node: Node = [name, kids or {}, 0, 0, BIG, 0, 0, 0]
+        if kids is have[KIDS]:
+            kids = None
+        if u is not None and d > 0:
+            # an "(unknown)" caller's time: the sum of its callees'
+            # (a lower bound)
+            u[TOTAL] += d
+            u[ONCPU] += c.oncpu if counted else 0
         if counted:
-            node[COUNT] = 1
-            node[TOTAL] = node[MIN] = node[MAX] = d
-            node[LOCAL] = d - c.child
-            node[ONCPU] = c.oncpu
+            have[COUNT] += 1
+            have[TOTAL] += d
+            if d < have[MIN]:
+                have[MIN] = d
+            if d > have[MAX]:
+                have[MAX] = d
+            have[LOCAL] += d - c.child
+            have[ONCPU] += c.oncpu
         elif c.flags & UNNAMED:
-            node[TOTAL] = d
+            have[TOTAL] += d
+        if kids:
+            merge_kids(have[KIDS], kids)
+
+    def _place(self, c: Call) -> Tuple[Node, Optional[Node]]:
+        """The node of c's path (made if new, with the callees that
+        waited under its id) and the "(unknown)" node it is under, if
+        its caller is unknown."""
+        target, u = self._target(c)
+        name = c.name if c.name is not None else UNKNOWN_NAME
+        have = target.get(name)
+        if have is None:
+            have = target[name] = [name, self.waiting.get(c.id) or {}, 0,
+                                   0, BIG, 0, 0, 0]
+        return have, u
+
+    def _open_node(self, o: Call) -> Optional[Node]:
+        """The node of an open call o (a callee of it is done), made
+        now and kept until o is done; None when o's own caller is not
+        decided yet (its callees then wait under its id)."""
+        got = self.open_nodes.get(o.id)
+        if got is not None:
+            return got[0]
+        if o.parent == PENDING or o.parent > 0 and (
+                o.up is None or o.up.id != o.parent):
+            return None
+        if o.parent < 0 and o.anc > 0 and (
+                o.up is None or o.up.id != o.anc):
+            return None
+        got = self._place(o)
+        self.open_nodes[o.id] = got
+        return got[0]
+
+    def _target(self, c: Call) -> Tuple[Dict[str, Node], Optional[Node]]:
+        """Where c's node goes: under its caller's node (the caller is
+        open: c.up), or waiting under its caller's id; at the task's
+        root; or under an "(unknown)" node (at the root, or below the
+        call it ran in), which is returned too."""
         p = c.parent
-        target: Dict[str, Node]
+        up = c.up
         if p > 0:
+            if up is not None and up.id == p:
+                n = self._open_node(up)
+                if n is not None:
+                    kids: Dict[str, Node] = n[KIDS]
+                    return kids, None
             t0 = self.waiting.get(p)
             if t0 is None:
                 t0 = self.waiting[p] = {}
-            target = t0
-        elif p == ROOT:
-            target = self.root(c.task)[KIDS]
+            return t0, None
+        if p == ROOT:
+            rk: Dict[str, Node] = self.root(c.task)[KIDS]
+            return rk, None
+        base: Optional[Dict[str, Node]] = None
+        if c.anc > 0:
+            if up is not None and up.id == c.anc:
+                n = self._open_node(up)
+                if n is not None:
+                    base = n[KIDS]
+            if base is None:
+                base = self.waiting.get(c.anc)
+                if base is None:
+                    base = self.waiting[c.anc] = {}
         else:
-            base: Dict[str, Node]
-            if c.anc > 0:
-                b0 = self.waiting.get(c.anc)
-                if b0 is None:
-                    b0 = self.waiting[c.anc] = {}
-                base = b0
-            else:
-                base = self.root(c.task)[KIDS]
-            u = base.get(UNKNOWN_NAME)
-            if u is None:
-                u = base[UNKNOWN_NAME] = [UNKNOWN_NAME, {}, 0, 0, BIG, 0,
-                                          0, 0]
-            # its time: the sum of its callees' (a lower bound)
-            if d > 0:
-                u[TOTAL] += d
-                u[ONCPU] += c.oncpu if counted else 0
-            target = u[KIDS]
-        have = target.get(name)
-        if have is None:
-            target[name] = node
-        else:
-            add_node_stats(have, node)
-            if node[KIDS]:
-                merge_kids(have[KIDS], node[KIDS])
+            base = self.root(c.task)[KIDS]
+        u = base.get(UNKNOWN_NAME)
+        if u is None:
+            u = base[UNKNOWN_NAME] = new_node(UNKNOWN_NAME)
+        ukids: Dict[str, Node] = u[KIDS]
+        return ukids, u
 
     def finish(self) -> None:
         """Callees whose caller never came (cannot happen when the
@@ -244,11 +339,7 @@ class Collector:
                 if have is None:
                     tl.tracks[new] = t
                 else:
-                    for dst, src in ((have.s, t.s), (have.d, t.d),
-                                     (have.f, t.f), (have.ids, t.ids),
-                                     (have.up, t.up),
-                                     (have.flags, t.flags)):
-                        dst.extend(src)
+                    have.extend(t)
 
     def func_stats(self) -> Dict[str, FuncStats]:
         if self.flat is None:

@@ -72,18 +72,25 @@ def write_chrome(out: TextIO, tl: Timeline) -> None:
         emit(json.dumps({"ph": "M", "name": "thread_sort_index",
                          "pid": pid, "tid": tid, "args": {"sort_index":
                                                           tid}}))
+        buf: List[str] = []
+        tail = ',"pid":%d,"tid":%d' % (pid, tid)
         for st, en, lvl, fid, flags, dur in recs:
-            args = ""
+            args = "}"
             if flags:
-                args = ',"args":{%s}' % ",".join(
+                args = ',"args":{%s}}' % ",".join(
                     x for x in (
                         '"began_before_trace":true' if flags & BEFORE
                         else "",
                         '"unfinished":true' if flags & OPEN else "")
                     if x)
-            emit('{"name":%s,"ph":"X","ts":%.3f,"dur":%.3f,"pid":%d,'
-                 '"tid":%d%s}' % (names[fid], (st - base) / 1000.0,
-                                  (en - st) / 1000.0, pid, tid, args))
+            buf.append('{"name":%s,"ph":"X","ts":%.3f,"dur":%.3f%s%s' % (
+                names[fid], (st - base) / 1000.0, (en - st) / 1000.0,
+                tail, args))
+            if len(buf) >= 4096:
+                emit(",\n".join(buf))
+                buf = []
+        if buf:
+            emit(",\n".join(buf))
     out.write("\n]}\n")
 
 

@@ -89,26 +89,30 @@ class Call:
                  "up", "sw", "rline", "lost", "prev")
 
     def __init__(self, cid: int, name: Optional[str], task: str, cpu: str,
-                 depth: int, line: int) -> None:
+                 depth: int, line: int, ts: int = -1, dur: int = -1,
+                 parent: int = PENDING, sw: int = 0, lost: int = 0,
+                 prev: int = -1) -> None:
         self.id = cid
-        self.parent = PENDING
+        self.parent = parent
         self.anc = 0            # an open call it ran inside (0: none)
         self.name = name
         self.task = task
         self.cpu = cpu
         self.depth = depth
-        self.start = -1         # ns, -1: not known
-        self.dur = -1           # printed duration in ns, -1: none
+        # a leaf starts at its stamp (see _settle()), others later
+        self.start = ts if dur >= 0 else -1    # ns, -1: not known
+        self.dur = dur          # printed duration in ns, -1: none
         self.child = 0          # sum of the durations of its callees
         self.line = line        # its entry line, or its only line
         self.flags = 0
         self.oncpu = 0
-        self.ts = -1            # entry stamp in ns (-1: none)
-        self.up: Optional[Call] = None   # the open call it runs in
-        self.sw = 0             # its task's switches at its entry
+        self.ts = ts            # entry stamp in ns (-1: none)
+        self.up: Optional[Call] = None   # the open call it runs in (its
+                                # caller, or anc), until it is given
+        self.sw = sw            # its task's switches at its entry
         self.rline = line       # its return line
-        self.lost = 0           # LOST markers seen before its entry
-        self.prev = -1          # stamp of its task's line before its
+        self.lost = lost        # LOST markers seen before its entry
+        self.prev = prev        # stamp of its task's line before its
                                 # entry (-1: none, a deeper one, or a
                                 # context switch between)
 
@@ -134,7 +138,7 @@ class TaskState:
     CPUs mix), the calls waiting for their caller, and its off-CPU
     spans."""
 
-    __slots__ = ("key", "top", "pool", "pending", "lines", "cpu", "since",
+    __slots__ = ("key", "top", "pool", "pending", "lines", "since",
                  "leaf", "last_ts", "out_since", "off_s", "off_e",
                  "switches", "ccpu", "lost_on", "lts", "lsw", "ldp")
 
@@ -144,7 +148,6 @@ class TaskState:
         self.pool: Optional[List[Call]] = [] if pool else None
         self.pending: Dict[int, List[Call]] = {}
         self.lines = 0
-        self.cpu = ""
         self.since = 0          # LOST markers seen when its chain began
         self.leaf: Optional[Call] = None   # waits for the next line
         self.last_ts = -1
@@ -182,6 +185,9 @@ class Pairing:
         self.lost_seq = 0
         self.next_id = 1
         self.named_returns = 0
+        self.entries = 0        # counted here, in info at finish()
+        self.leaves = 0
+        self.returns = 0
         # starts are needed (timelines, slowest, a time window, on-CPU
         # time): a leaf then waits for the next line of its task
         self.want_start = True
@@ -233,8 +239,10 @@ class Pairing:
             c.parent = UNKNOWN
         if c.parent == UNKNOWN:
             self.info.unknown_callers += 1
-        c.up = None
+        # its open caller (or the call it ran in) is there for the
+        # consumer, not after
         self.emit(c)
+        c.up = None
 
     def _settle(self, st: TaskState, t: int, cpu: str = "") -> None:
         """The task's next line, at t (-1: none), on cpu: the leaf
@@ -396,14 +404,12 @@ class Pairing:
             self._moved(st, cpu)
         if st.leaf is not None:
             self._settle(st, ts, cpu)
-        self.info.entries += 1
-        c = Call(self.next_id, name, st.key, cpu, depth, line)
+        self.entries += 1
+        sw = st.switches
+        c = Call(self.next_id, name, st.key, cpu, depth, line, ts, -1,
+                 PENDING, sw, self.lost_seq,
+                 st.lts if st.lsw == sw and st.ldp <= depth else -1)
         self.next_id += 1
-        c.ts = ts
-        sw = c.sw = st.switches
-        c.lost = self.lost_seq
-        if st.lsw == sw and st.ldp <= depth:
-            c.prev = st.lts
         st.lts = ts
         st.lsw = sw
         st.ldp = depth
@@ -426,29 +432,34 @@ class Pairing:
             self._moved(st, cpu)
         if st.leaf is not None:
             self._settle(st, ts, cpu)
-        self.info.leaves += 1
+        self.leaves += 1
         st.lts = ts
         st.lsw = st.switches
         st.ldp = depth
-        c = Call(self.next_id, name, st.key, cpu, depth, line)
-        self.next_id += 1
-        c.dur = d = d if d >= 0 else 0
-        c.start = c.ts = ts
-        if st.pool is not None:
-            self._pool_under(st, c)
-            self._give(st, c)
-            return
+        if d < 0:
+            d = 0
         top = st.top
-        if top is not None and top.depth + 1 == depth:
+        if top is not None and top.depth + 1 == depth and \
+                st.pool is None:
             # the common case of _under()
-            c.parent = top.id
+            c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d,
+                     top.id)
+            c.up = top
+            self.next_id += 1
             top.child += d
             if ts >= 0 and self.want_start:
                 st.leaf = c
             elif not self.oncpu:
                 self.emit(c)
+                c.up = None
             else:
                 self._give(st, c)
+            return
+        c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d)
+        self.next_id += 1
+        if st.pool is not None:
+            self._pool_under(st, c)
+            self._give(st, c)
             return
         self._under(st, c)
         if c.up is not None:
@@ -472,11 +483,12 @@ class Pairing:
             self._pool_ret(st, depth, name, d, ts, cpu, line)
             return
         fr = st.top
-        if fr is not None and fr.depth > depth:
-            fr = self._unwind(st, depth + 1)
         if fr is None or fr.depth != depth:
-            self._orphan(st, depth, name, d, ts, cpu, line)
-            return
+            if fr is not None and fr.depth > depth:
+                fr = self._unwind(st, depth + 1)
+            if fr is None or fr.depth != depth:
+                self._orphan(st, depth, name, d, ts, cpu, line)
+                return
         if name is not None and fr.name != name:
             # same depth, another function: both halves were lost
             self.info.missing_returns += 1
@@ -497,7 +509,7 @@ class Pairing:
         st.top = fr.up
         if name is not None:
             self.named_returns += 1
-        self.info.returns += 1
+        self.returns += 1
         self._close(st, fr, d, ts, line)
 
     def _contradicts(self, st: TaskState, fr: Call, name: Optional[str],
@@ -548,8 +560,8 @@ class Pairing:
             return
         if fr.parent == UNKNOWN:
             self.info.unknown_callers += 1
-        fr.up = None
         self.emit(fr)
+        fr.up = None
 
     def _orphan(self, st: TaskState, depth: int, name: Optional[str],
                 d: int, ts: int, cpu: str, line: int) -> None:
@@ -646,13 +658,17 @@ class Pairing:
         pool.remove(fr)
         if name is not None:
             self.named_returns += 1
-        self.info.returns += 1
+        self.returns += 1
         self._close(st, fr, d, ts, line)
 
     # ---- end ---------------------------------------------------------
     def finish(self) -> None:
         """Calls still open at the end of the input."""
         info = self.info
+        info.entries += self.entries
+        info.leaves += self.leaves
+        info.returns += self.returns
+        self.entries = self.leaves = self.returns = 0
         for st in self.tasks.values():
             info.unfinished += self._end_open(st, UNFINISHED)
             self._flush(st)

@@ -58,6 +58,12 @@ CallSink = Callable[[Call], None]
 # Shapes of function text (Walker._shape()).
 ENTER, LEAF, RET, NAMED_RET, COMMENT, OPEN_COMMENT, OTHER = range(7)
 
+# The fields of a function line: its task's state, CPU, duration (ns,
+# -1: none), depth, shape, name and time stamp field.
+Fields = Tuple[TaskState, str, int, int, int, str, str]
+# What the field readers return for a line that is not a function line.
+NOT_FUNCTION: Fields = (TaskState("", False), "", -1, 0, OTHER, "", "")
+
 IDLE_SUFFIX = "-0"
 P_RE = re.compile(r"#P:(\d+)")
 
@@ -112,23 +118,25 @@ class Walker:
         self._bshapes: Dict[str, Tuple[int, str]] = {}
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
-        self.need_lines = False
         self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
         self.switch_cpus: set[str] = set()
         self.tracecmd: Optional[bool] = None    # trace-cmd report input
+        self.sink_starts = True
 
     def want_oncpu(self) -> None:
         """Keep every call's on-CPU time (ONCPU of the nodes): its
         duration less the time its task was switched out meanwhile, from
-        the context-switch blocks and the time stamps (every line then
-        takes the general path).  Without time stamps it is not kept:
+        the context-switch blocks and the time stamps (the split path
+        notes each line's stamp).  Without time stamps it is not kept:
         self.oncpu is then False after the run."""
         self.oncpu = self.core.oncpu = True
-        self.need_lines = True
 
-    def want_calls(self, fn: CallSink) -> None:
-        """Give every counted call to fn."""
+    def want_calls(self, fn: CallSink, starts: bool = True) -> None:
+        """Give every counted call to fn; without starts, fn does not
+        read their starts (a leaf then need not wait for the next line
+        of its task, see pairing.py)."""
         self.collect.call_sink = fn
+        self.sink_starts = starts
 
     def _pooled(self, key: str) -> bool:
         """Whether the lines of this task key may come from several
@@ -194,10 +202,10 @@ class Walker:
         c = self.collect
         self.core.want_start = (
             c.timeline is not None or c.every is not None or
-            c.call_sink is not None or self.oncpu or
+            c.call_sink is not None and self.sink_starts or self.oncpu or
             f.t_start is not None or f.t_end is not None)
         if self.core.emit == self.collect:
-            self.core.emit = self.collect.consumer()
+            self.core.emit = self.collect.consumer(self.oncpu)
 
     def run(self, inp: TraceInput) -> TraceInfo:
         self._wants()
@@ -276,22 +284,9 @@ class Walker:
                 self._several_cpus()
 
     def _batch(self, batch: List[str]) -> None:
-        """The hot loop: split the line, find its task, duration and the
-        shape of its function text, and hand the four common shapes to
-        the call builder; everything else goes through self._function()
-        (every function line, in full) or self._line() (lines that are
-        not function lines).
-
-        When the layout has a task column, lines are split at '|': the
-        field holding CPU and task maps straight to the task's state,
-        the duration field straight to nanoseconds and the function
-        field straight to its shape, depth and name, through three
-        dictionaries.  Each maps a raw field to what that field alone
-        determines, so a hit is as good as a regex match; a new
-        duration field is read by its own small regex, a new task field
-        sends the line to the layout's regex.  A line that changes the
-        layout ends the loop, which starts again on the rest of the
-        batch."""
+        """Read a batch of lines: until a layout is found, line by line;
+        then through _read(), which stops at a line that changes the
+        layout, and starts again on the rest of the batch."""
         if self.fast is None:
             for i, line in enumerate(batch):
                 self.lineno += 1
@@ -303,29 +298,49 @@ class Walker:
         self.layout_changed = False
         lay = self.layout
         assert lay is not None
-        if self.filters.line_filter() or not lay.duration or \
-                self.need_lines:
+        if self.filters.line_filter() or not lay.duration:
             self._batch_general(batch)
             return
+        if self.oncpu and lay.abstime and self.info.first_ts is None:
+            self._note_batch_ts(batch)
+        if batch and not batch[-1].endswith("\n"):
+            batch[-1] += "\n"
+        done = self._read(batch)
+        if self.layout_changed:
+            self._batch(batch[done:])
+        else:
+            self._note_batch_ts(batch)
+
+    def _read(self, batch: List[str]) -> int:
+        """The hot loop: the fields of each line, its task's state, its
+        stamp, and the four common shapes of function text handed to
+        the pairing core; how many lines were read (all, unless one
+        changed the layout).
+
+        When the layout has a task column, lines are split at '|': the
+        field holding CPU and task maps straight to the task's state,
+        the duration field straight to nanoseconds and the function
+        field straight to its shape, depth and name, through three
+        dictionaries.  Each maps a raw field to what that field alone
+        determines, so a hit is as good as a regex match.  Any other
+        line goes to _fields(): a new duration or task field, a line
+        that is not a function line, or a layout without a task
+        column (read by the layout's regex)."""
+        lay = self.layout
+        assert lay is not None
         core = self.core
-        enter, leaf, ret = core.enter, core.leaf, core.ret
-        tasks = core.tasks
-        newtask = core.task
-        curtask = self.curtask
-        fast = self.fast.match
-        slow = self._line
+        enter, leaf, ret, seen = core.enter, core.leaf, core.ret, core.seen
+        oncpu = self.oncpu and lay.abstime
+        cpu_ts = self.cpu_ts
         function = self._function
-        learn = self._learn
-        shape = self._shape
+        fields = self._fields
         text_shape = self._text_shape
         stmap = self._stmap
         dmap = self._dmap
         tshapes = self._tshapes
-        bshapes = self._bshapes
-        for cache in (dmap, tshapes, bshapes):
+        for cache in (dmap, tshapes, self._bshapes):
             if len(cache) > 200000:
                 cache.clear()
-        durf = DUR_FIELD_RE.match
         splitok = lay.proc
         nf = 3 + lay.abstime + lay.reltime + lay.lat
         ki = lay.abstime + lay.reltime
@@ -333,95 +348,47 @@ class Walker:
         ti = nf - 1         # not -1: CPython 3.11 is quicker with it
         abst = lay.abstime
         n0 = n = self.lineno
-        cpuset = self.cpuset
-        lastcpu = ""
-        ts = ""
         tsn = -1
-        d: Optional[int]
-        maxdepth = self.info.max_depth
-        if batch and not batch[-1].endswith("\n"):
-            batch[-1] += "\n"
+        parts: Optional[List[str]] = None
         for line in batch:
             n += 1
+            r = None
             if splitok:
                 parts = line.split("|")
-                # the rare case first: CPython 3.11 specializes the test
-                # only when its jump is short
-                if len(parts) != nf:
-                    if len(parts) == 1:
-                        # no '|' at all: blank, switch or lost-events line
-                        self.lineno = n
-                        slow(line)
-                        if self.layout_changed:
-                            break
-                        continue
-                    self.lineno = n
-                    r = learn(line, None, 0, 0)
-                    if r is None:
-                        if self.layout_changed:
-                            break
-                        continue
-                    st, cpu, d, depth, kind, name, ts = r
-                else:
+                if len(parts) == nf:
                     sc = stmap.get(parts[ki])
-                    d = dmap.get(parts[di])
-                    if d is None and sc is not None:
-                        # a new duration: the field alone says it
-                        md = durf(parts[di])
-                        if md is None:
-                            # not a duration (an irq arrow): the regex
-                            # would not match the line either
-                            self.lineno = n
-                            slow(line)
-                            if self.layout_changed:
-                                break
-                            continue
-                        g = md.group(1)
-                        d = dmap[parts[di]] = \
-                            int(float(g) * 1000 + 0.5) if g else -1
-                    if sc is None or d is None:
-                        self.lineno = n
-                        r = learn(line, parts, ki, di)
-                        if r is None:
-                            if self.layout_changed:
-                                break
-                            continue
-                        st, cpu, d, depth, kind, name, ts = r
-                    else:
+                    dd = dmap.get(parts[di])
+                    if sc is not None and dd is not None:
                         st, cpu = sc
+                        d = dd
                         kind, depth, name = tshapes.get(parts[ti]) or \
                             text_shape(parts[ti])
-                        if abst:
-                            ts = parts[0]
+                        ts = parts[0]
+                    else:
+                        r = fields(line, parts, n)
+                else:
+                    r = fields(line, parts, n)
             else:
-                m = fast(line)
-                if m is None:
-                    self.lineno = n
-                    slow(line)
+                r = fields(line, None, n)
+            if r is not None:
+                if r is NOT_FUNCTION:
                     if self.layout_changed:
                         break
                     continue
-                ts, cpu, task, dur, ind, body = m.groups()
-                key = task_key(task, cpu, curtask)
-                st = tasks.get(key) or newtask(key)
-                if cpu != lastcpu:
-                    cpuset.add(cpu)
-                    lastcpu = cpu
-                depth = len(ind) >> 1
-                d = dur_ns(dur) if dur else -1
-                if depth > maxdepth:
-                    maxdepth = self.info.max_depth = depth
-                sh = bshapes.get(body)
-                if sh is None:
-                    sh = bshapes[body] = shape(body)
-                kind, name = sh
+                st, cpu, d, depth, kind, name, ts = r
             st.lines += 1
-            st.cpu = cpu
             if abst:
                 try:
                     tsn = int(float(ts) * 1e9 + 0.5)
                 except ValueError:
                     tsn = -1
+                if oncpu and tsn >= 0:
+                    # on-CPU time: the task's switch-outs end here
+                    cpu_ts[cpu] = tsn
+                    if st.out_since >= 0:
+                        seen(st, tsn)
+                    else:
+                        st.last_ts = tsn
             if kind == NAMED_RET:
                 ret(st, depth, name, d, tsn, cpu, n)
             elif kind == ENTER:
@@ -434,13 +401,65 @@ class Walker:
                 self.lineno = n
                 st.lines -= 1
                 function(line)
-        else:
-            self.lineno = n
-            self._note_batch_ts(batch)
-            return
-        # A line changed the layout: the rest of the batch goes by the
-        # new one
-        self._batch(batch[n - n0:])
+        self.lineno = n
+        return n - n0
+
+    def _fields(self, line: str, parts: Optional[List[str]],
+                n: int) -> Fields:
+        """The fields of a line that the split path of _read() cannot
+        map through its dictionaries (parts: the line split at '|', None
+        when the layout has no task column): NOT_FUNCTION for a line
+        that is not a function line (handled here)."""
+        self.lineno = n
+        if parts is None:
+            return self._regex_fields(line)
+        if len(parts) == 1:
+            # no '|' at all: blank, switch or lost-events line
+            self._line(line)
+            return NOT_FUNCTION
+        lay = self.layout
+        assert lay is not None
+        ki = lay.abstime + lay.reltime
+        di = len(parts) - 2
+        if len(parts) == 3 + lay.abstime + lay.reltime + lay.lat:
+            sc = self._stmap.get(parts[ki])
+            d = self._dmap.get(parts[di])
+            if d is None and sc is not None:
+                # a new duration: the field alone says it
+                md = DUR_FIELD_RE.match(parts[di])
+                if md is None:
+                    # not a duration (an irq arrow): the regex would not
+                    # match the line either
+                    self._line(line)
+                    return NOT_FUNCTION
+                g = md.group(1)
+                d = self._dmap[parts[di]] = dur_ns(g) if g else -1
+            if sc is not None and d is not None:
+                kind, depth, name = self._tshapes.get(parts[-1]) or \
+                    self._text_shape(parts[-1])
+                return sc[0], sc[1], d, depth, kind, name, parts[0]
+            return self._learn(line, parts, ki, di)
+        return self._learn(line, None, 0, 0)
+
+    def _regex_fields(self, line: str) -> Fields:
+        """The fields of a line of a layout without a task column, by
+        the layout's regex."""
+        assert self.fast is not None
+        m = self.fast.match(line)
+        if m is None:
+            self._line(line)
+            return NOT_FUNCTION
+        ts, cpu, task, dur, ind, body = m.groups()
+        key = task_key(task, cpu, self.curtask)
+        st = self.core.tasks.get(key) or self.core.task(key)
+        self.cpuset.add(cpu)
+        depth = len(ind) >> 1
+        if depth > self.info.max_depth:
+            self.info.max_depth = depth
+        sh = self._bshapes.get(body)
+        if sh is None:
+            sh = self._bshapes[body] = self._shape(body)
+        return st, cpu, dur_ns(dur) if dur else -1, depth, sh[0], sh[1], ts
 
     def _shape(self, body: str) -> Tuple[int, str]:
         """The shape of a function text, and the name in it: ENTER
@@ -509,17 +528,16 @@ class Walker:
                 return
 
     def _learn(self, line: str, parts: Optional[List[str]], ki: int,
-               di: int) -> Optional[Tuple[TaskState, str, int, int, int,
-                                          str, str]]:
+               di: int) -> Fields:
         """Parse a line with the regex; remember its task and duration
         fields for the split path.  Returns the task, CPU, duration,
-        depth, shape, name and time stamp of a function line; None for
-        other lines (handled here)."""
+        depth, shape, name and time stamp of a function line;
+        NOT_FUNCTION for other lines (handled here)."""
         assert self.fast is not None
         m = self.fast.match(line)
         if m is None:
             self._line(line)
-            return None
+            return NOT_FUNCTION
         ts, cpu, task, dur, ind, body = m.groups()
         st = self.core.task(task_key(task, cpu, self.curtask))
         if cpu:
@@ -560,7 +578,6 @@ class Walker:
         st.lines += 1
         if cpu:
             self.cpuset.add(cpu)
-            st.cpu = cpu
         if ts:
             self._note_ts(ts)
             if self.oncpu:

@@ -262,8 +262,8 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
                marks: Sequence[Tuple[int, int, str]] = (),
                green: Sequence[str] = (), legend: str = "",
                keep: Sequence[str] = (),
-               off: Optional[Dict[str, Tuple[List[int], List[int]]]] = None
-               ) -> None:
+               off: Optional[Dict[str, Tuple[List[int], List[int]]]] = None,
+               consume: bool = False) -> None:
     """Time on the x axis, calls in order, one lane per track (task or
     CPU), callers above callees.  marks are (start, end, label) spans
     drawn as grey bands behind all lanes (the boot view's untraced
@@ -273,16 +273,19 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     track, when its task was switched out (start and end lists): those
     spans are shaded in its lane and the tracks are ranked by their
     time on the CPU; else by their time in calls.  A track whose calls
-    cannot all be drawn nested has more lanes ("task (2)")."""
+    cannot all be drawn nested has more lanes ("task (2)").  With
+    consume, each track's calls are dropped from tl once laid out: only
+    those wide enough to draw are kept."""
     hl = Highlighter(highlight, green)
     t0, t1 = tl.start, tl.end
     span = max(t1 - t0, 1)
     ranked = []
-    for track in tl.tracks:
+    for track in list(tl.tracks):
         # only the calls wide enough to draw are kept
-        lanes_of = [[r for r in recs
-                     if (r[1] - r[0]) * width / span >= min_px]
+        lanes_of = [recs.wider(width, span, min_px)
                     for recs in tl.lanes(track)]
+        if consume:
+            del tl.tracks[track]
         lanes_of = [recs for recs in lanes_of if recs]
         if not lanes_of:
             continue

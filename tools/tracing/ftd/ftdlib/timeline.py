@@ -16,7 +16,7 @@ BEFORE.
 from __future__ import annotations
 
 import array
-import bisect
+import heapq
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from .model import BIG, task_name
@@ -34,15 +34,29 @@ Placed = Tuple[int, int, int, int, int, int]
 class Track:
     """The calls of one track, in compact arrays."""
 
-    __slots__ = ("s", "d", "f", "ids", "up", "flags")
+    __slots__ = ("s", "d", "f", "up", "flags", "kids")
 
     def __init__(self) -> None:
-        self.s = array.array("q")
-        self.d = array.array("q")
-        self.f = array.array("i")
-        self.ids = array.array("q")
-        self.up = array.array("q")      # its caller, else what it ran in
+        self.s = array.array("q")       # start, ns
+        self.d = array.array("q")       # printed duration, -1: open
+        self.f = array.array("i")       # function (Timeline.name_list)
+        # the index in the track of its caller, else of the call it ran
+        # in (-1: none in the track)
+        self.up = array.array("i")
         self.flags = array.array("b")
+        # call id -> the indices of its callees added so far (the core
+        # gives callees before their caller)
+        self.kids: Dict[int, List[int]] = {}
+
+    def extend(self, o: "Track") -> None:
+        """Append the calls of o (their callers are in o)."""
+        off = len(self.s)
+        self.s.extend(o.s)
+        self.d.extend(o.d)
+        self.f.extend(o.f)
+        self.up.extend(array.array("i", (u + off if u >= 0 else -1
+                                         for u in o.up)))
+        self.flags.extend(o.flags)
 
     def __len__(self) -> int:
         return len(self.s)
@@ -74,12 +88,72 @@ class Lane:
     def __len__(self) -> int:
         return len(self.a)
 
+    def wider(self, width: float, span: int, min_px: float) -> "Lane":
+        """The calls at least min_px wide when span is width pixels."""
+        out = Lane()
+        a, e = self.a, self.e
+        for i in range(len(a)):
+            if (e[i] - a[i]) * width / span >= min_px:
+                out.add(a[i], e[i], self.lvl[i], self.f[i], self.flags[i],
+                        self.d[i])
+        return out
+
     def __getitem__(self, i: int) -> Placed:
         return (self.a[i], self.e[i], self.lvl[i], self.f[i],
                 self.flags[i], self.d[i])
 
     def __iter__(self) -> Iterator[Placed]:
         return zip(self.a, self.e, self.lvl, self.f, self.flags, self.d)
+
+
+SORT_CHUNK = 1 << 16
+
+
+def start_order(ts: "array.array[int]", td: "array.array[int]",
+                end_all: int) -> "array.array[int]":
+    """The indices of the calls by start, the longer of two calls with
+    one start first, then by index.  A million calls would take a
+    list of a million keys: sorted in chunks into arrays of packed
+    (start, index) keys, merged, and runs of one start put longest
+    first."""
+    n = len(ts)
+    if not n:
+        return array.array("i")
+    sh = max(n, 2).bit_length()
+    base = min(ts)
+    mask = (1 << sh) - 1
+
+    def dur(i: int) -> int:
+        return td[i] if td[i] >= 0 else max(end_all - ts[i], 0)
+
+    if (max(ts) - base) >> (62 - sh):
+        # too long a span to pack: one list of keys
+        big = (1 << 40) - 1
+        keys = [((((ts[i] - base) << 40) + big - min(dur(i), big)) << sh) |
+                i for i in range(n)]
+        keys.sort()
+        return array.array("i", (k & mask for k in keys))
+    runs = []
+    for lo in range(0, n, SORT_CHUNK):
+        run = [((ts[i] - base) << sh) | i
+               for i in range(lo, min(n, lo + SORT_CHUNK))]
+        run.sort()
+        runs.append(array.array("q", run))
+        del run
+    order = array.array("i", (k & mask for k in heapq.merge(*runs)))
+    del runs
+    # a run of calls with one start: the longest first
+    i = 0
+    while i < n - 1:
+        j = i + 1
+        s0 = ts[order[i]]
+        while j < n and ts[order[j]] == s0:
+            j += 1
+        if j - i > 1:
+            order[i:j] = array.array("i", sorted(
+                order[i:j], key=lambda k: (-dur(k), k)))
+        i = j
+    return order
 
 
 class Timeline:
@@ -105,7 +179,7 @@ class Timeline:
 
     def add(self, c: Call) -> None:
         """A call of the pairing core (with its start known)."""
-        key = self.track_of(c)
+        key = c.task if self.by == "task" else self.track_of(c)
         t = self.tracks.get(key)
         if t is None:
             t = self.tracks[key] = Track()
@@ -114,16 +188,35 @@ class Timeline:
         if fid is None:
             fid = self.names[name] = len(self.name_list)
             self.name_list.append(name)
-        t.s.append(c.start)
-        open_ = c.flags & UNFINISHED
-        t.d.append(-1 if open_ else c.dur)
+        i = len(t.s)
+        start = c.start
+        t.s.append(start)
+        if c.flags & UNFINISHED:
+            t.d.append(-1)
+            t.flags.append(OPEN)
+            e = start
+        else:
+            t.d.append(c.dur)
+            t.flags.append(0)
+            e = start + c.dur
         t.f.append(fid)
-        t.ids.append(c.id)
-        t.up.append(c.parent if c.parent > 0 else c.anc)
-        t.flags.append(OPEN if open_ else 0)
-        if c.start < self.start:
-            self.start = c.start
-        e = c.start + (0 if open_ else c.dur)
+        t.up.append(-1)
+        kids = t.kids.pop(c.id, None)
+        if kids is not None:
+            up = t.up
+            for k in kids:
+                up[k] = i
+        p = c.parent
+        if p <= 0:
+            p = c.anc
+        if p > 0:
+            w = t.kids.get(p)
+            if w is None:
+                t.kids[p] = [i]
+            else:
+                w.append(i)
+        if start < self.start:
+            self.start = start
         if e > self.end:
             self.end = e
 
@@ -145,18 +238,24 @@ class Timeline:
         out.first_ts = self.first_ts
         for key, t in self.tracks.items():
             o: Optional[Track] = None
+            new = array.array("i", [-1]) * len(t)
             for i in range(len(t)):
                 e = t.s[i] + t.d[i] if t.d[i] >= 0 else self.end
                 if t.s[i] >= hi or e <= lo:
                     continue
                 if o is None:
                     o = out.tracks[key] = Track()
+                new[i] = len(o.s)
                 for src, dst in ((t.s, o.s), (t.d, o.d), (t.f, o.f),
-                                 (t.ids, o.ids), (t.up, o.up),
-                                 (t.flags, o.flags)):
+                                 (t.up, o.up), (t.flags, o.flags)):
                     dst.append(src[i])
                 out.start = min(out.start, t.s[i])
                 out.end = max(out.end, e)
+            if o is not None:
+                up = o.up
+                for k in range(len(up)):
+                    if up[k] >= 0:
+                        up[k] = new[up[k]]
         out.end = max(out.end, min(self.end, hi))
         return out
 
@@ -168,27 +267,13 @@ class Timeline:
         n = len(t)
         end_all = self.end
         first = self.first_ts
-        ts, td, up = t.s, t.d, t.up
+        ts, td = t.s, t.d
 
         def end(i: int) -> int:
             return ts[i] + td[i] if td[i] >= 0 else max(end_all, ts[i])
 
-        # by start, the longer of two calls with one start first
-        order = array.array("i", sorted(
-            range(n), key=lambda i: (ts[i] << 40) - min(
-                end(i) - ts[i], (1 << 40) - 1)))
-        # the index of each call's caller (or the call it ran in) in the
-        # track, -1 if not there: through the ids in order
-        by_id = array.array("i", sorted(range(n), key=t.ids.__getitem__))
-        sorted_ids = array.array("q", (t.ids[i] for i in by_id))
-        upi = array.array("i", [-1]) * n
-        for i in range(n):
-            u = up[i]
-            if u > 0:
-                k = bisect.bisect_left(sorted_ids, u)
-                if k < n and sorted_ids[k] == u:
-                    upi[i] = by_id[k]
-        del by_id, sorted_ids
+        order = start_order(ts, td, end_all)
+        upi = t.up
 
         def inside(i: int, j: int) -> bool:
             """Whether call j is i's caller, or one it ran in."""
@@ -202,6 +287,12 @@ class Timeline:
         lanes: List[Lane] = []
         stacks: List[List[Tuple[int, int, int]]] = []   # (start, end, j)
         done: List[int] = []        # per lane: the end of its last call
+        # per lane: the end of the outermost call on its stack (0: none):
+        # a lane whose outermost call goes on past this call's start
+        # (by more than the rounding) takes it only above a call it ran
+        # in, so only the lanes of its placed callers are tried then
+        bottom: List[int] = []
+        lane_of = array.array("i", [-1]) * n
         for i in order:
             s0 = ts[i]
             dur = end(i) - s0
@@ -211,8 +302,19 @@ class Timeline:
                 self.before += 1
             if flags & OPEN:
                 self.open += 1
+            mine: Optional[set[int]] = None     # the lanes of its callers
+            limit = s0 + CLIP_NS
             placed = False
             for li, stack in enumerate(stacks):
+                if bottom[li] > limit:
+                    if mine is None:
+                        mine = set()
+                        k = upi[i]
+                        while k >= 0:
+                            mine.add(lane_of[k])
+                            k = upi[k]
+                    if li not in mine:
+                        continue
                 a = s0
                 while stack and stack[-1][1] <= a:
                     done[li] = max(done[li], stack.pop()[1])
@@ -226,7 +328,7 @@ class Timeline:
                         done[li] = max(done[li], stack.pop()[1])
                 if stack:
                     ps, pe, pj = stack[-1]
-                    if not inside(i, pj):
+                    if upi[i] != pj and not inside(i, pj):
                         continue
                     if a < ps:
                         if ps - s0 > CLIP_NS:
@@ -239,6 +341,8 @@ class Timeline:
                                 s0 - (a - over) > CLIP_NS:
                             continue
                         a -= over
+                else:
+                    bottom[li] = 0
                 e = a + dur
                 lane = lanes[li]
                 if len(lane) and a < lane.a[-1]:
@@ -246,11 +350,16 @@ class Timeline:
                 if a != s0:
                     self.moved += 1
                 lane.add(a, e, len(stack), t.f[i], flags, td[i])
+                if not stack:
+                    bottom[li] = e
                 stack.append((a, e, i))
+                lane_of[i] = li
                 placed = True
                 break
             if not placed:
+                lane_of[i] = len(stacks)
                 stacks.append([(s0, s0 + dur, i)])
+                bottom.append(s0 + dur)
                 done.append(0)
                 lane = Lane()
                 lane.add(s0, s0 + dur, 0, t.f[i], flags, td[i])

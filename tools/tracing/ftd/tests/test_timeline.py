@@ -188,3 +188,59 @@ def test_unfinished_calls_drawn_to_the_end(tmp_path: Path) -> None:
     svg = tmp_path / "u.svg"
     run_ftd("flamechart", str(path), "-o", str(svg), "--min-px", "0")
     assert "do_exit: unfinished (no return in the trace)" in svg.read_text()
+
+
+def _cpu_only_trace() -> List[str]:
+    """CPU 0 without a task column: a call of a-1 before the first
+    context switch (its lines belong to "?/0" until the switch names
+    a-1), then b-2, then a-1 again.  Each call has a leaf callee."""
+    def ln(ts: str, dur: str, depth: int, text: str) -> str:
+        field = ("  " + dur if dur[:1].isdigit() else dur).ljust(14)
+        return "%12s |   0) %s|  %s%s\n" % (ts, field, "  " * depth, text)
+
+    sw = (" ------------------------------------------\n"
+          "   0)    %s    =>    %s  \n"
+          " ------------------------------------------\n\n")
+    text = "".join([
+        "#     TIME        CPU  DURATION                  FUNCTION CALLS\n",
+        ln("10.000000", "", 0, "do_a() {"),
+        ln("10.000002", "3.000 us", 1, "leaf_a();"),
+        ln("10.000010", "10.000 us", 0, "}"),
+        sw % ("a-1", "b-2"),
+        ln("10.000100", "", 0, "do_b() {"),
+        ln("10.000102", "3.000 us", 1, "leaf_b();"),
+        ln("10.000110", "10.000 us", 0, "}"),
+        sw % ("b-2", "a-1"),
+        ln("10.000200", "", 0, "again_a() {"),
+        ln("10.000202", "3.000 us", 1, "leaf_c();"),
+        ln("10.000210", "10.000 us", 0, "}"),
+        sw % ("a-1", "b-2")])
+    return text.splitlines(True)
+
+
+def _levels(tl: "Timeline", track: str) -> List[List[Tuple[str, int]]]:
+    return [[(tl.name_list[p[3]], p[2]) for p in lane]
+            for lane in tl.lanes(track)]
+
+
+def test_callers_kept_when_tracks_merge_and_window() -> None:
+    """A track keeps each call's caller as an index: when the lines of a
+    CPU before its first switch join their task's track, and in a
+    window of a timeline, every leaf still nests under its caller."""
+    from ftdlib.parse import Walker
+    from ftdlib.timeline import Timeline
+    tl = Timeline()
+    w = Walker(timeline=tl, flat=True)
+    w.feed_lines(_cpu_only_trace())
+    assert w.renamed == {"?/0": "a-1"}
+    assert sorted(tl.tracks) == ["a-1", "b-2"]
+    assert sorted(_levels(tl, "a-1")[0]) == [
+        ("again_a", 0), ("do_a", 0), ("leaf_a", 1), ("leaf_c", 1)]
+    assert len(tl.lanes("a-1")) == 1
+    assert _levels(tl, "b-2") == [[("do_b", 0), ("leaf_b", 1)]]
+    win = tl.window(10000150000, 10001000000)
+    assert sorted(win.tracks) == ["a-1"]
+    assert _levels(win, "a-1") == [[("again_a", 0), ("leaf_c", 1)]]
+    win = tl.window(9990000000, 10000050000)
+    assert sorted(win.tracks) == ["a-1"]
+    assert _levels(win, "a-1") == [[("do_a", 0), ("leaf_a", 1)]]
