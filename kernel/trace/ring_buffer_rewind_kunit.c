@@ -485,7 +485,7 @@ static bool rw_try_write(struct kunit *test, u64 ts, unsigned int len)
 		ring_buffer_unlock_commit(ctx->buffer);
 	}
 	preempt_enable();
-	return event != NULL;
+	return !!event;
 }
 
 /*
