@@ -196,9 +196,18 @@ def test_levels_from_system_map_agree(real: BootView) -> None:
 
 
 def test_console_found(real: BootView) -> None:
+    """Console output is a row under the phase that printed: here the
+    probe of the PL011 UART, which registers the serial console and
+    prints the boot log so far through it."""
     con = rows_by(real, "console")
-    assert list(con) == [("", "printk/console")]
-    assert con[("", "printk/console")] > 10e6     # 15 ms of printk
+    key = ("3", "printk/console in probe pl011_probe (initcall 3 "
+           "of_platform_default_populate_init)")
+    assert list(con) == [key]
+    assert con[key] > 10e6     # 15 ms of printk
+    rows = [(r.kind, r.name) for r in real.rows]
+    i = rows.index(("console", key[1]))
+    assert rows[i - 1] == ("probe", "pl011_probe (initcall 3 "
+                           "of_platform_default_populate_init)")
 
 
 def test_merge_order_and_handoff_gap(tmp_path: Path) -> None:
@@ -210,15 +219,20 @@ def test_merge_order_and_handoff_gap(tmp_path: Path) -> None:
     # counter time 0.310 s is local_clock() time 0.010 s
     assert view.inputs[0].shift == -300000000
     assert view.start == 10000000
-    kinds = {r.kind: r for r in view.rows}
     # setup_arch and paging_init below it, less the delay
     assert rows_by(view, "setup_arch")[("", "setup_arch")] == \
         4090000 - 2000000
     assert rows_by(view, "mm")[("", "mm init")] == 1200000 - 400000
     assert rows_by(view, "delay") == {
         ("", "__timer_const_udelay in setup_arch"): 2000000}
-    # console: early _printk plus the main trace's
-    assert kinds["console"].first == 14900000
+    # console: the early _printk, under mm init, then the main trace's
+    con = rows_by(view, "console")
+    assert con[("", "printk/console in mm init")] == 400000
+    assert [r.first for r in view.rows if r.kind == "console"][0] == \
+        14900000
+    rows = [(r.kind, r.name) for r in view.rows]
+    assert rows.index(("console", "printk/console in mm init")) == \
+        rows.index(("mm", "mm init")) + 1
     handoff = [g for g in view.gaps if "between early.txt and" in g[2]]
     assert len(handoff) == 1
     a, b, _ = handoff[0]
