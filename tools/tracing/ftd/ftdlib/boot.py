@@ -856,9 +856,15 @@ def boot_columns(view: BootView) -> List[Column]:
 
 
 def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
-               fmt: str) -> None:
+               fmt: str, extra_json: Optional[Dict[str, object]] = None,
+               sections: Optional[Callable[[TextIO], None]] = None
+               ) -> None:
+    """The boot view in fmt; extra_json goes into the JSON document,
+    sections writes the text sections that follow the table."""
     if fmt == "json":
-        out.write(json.dumps(view_dict(view, rows), indent=1) + "\n")
+        d = view_dict(view, rows)
+        d.update(extra_json or {})
+        out.write(json.dumps(d, indent=1) + "\n")
         return
     if fmt == "csv":
         write_table(out, boot_columns(view), rows, "csv")
@@ -886,6 +892,8 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
         KIND_LABEL.get(r.kind, r.kind)
     cols[3].text = lambda r: "" if r is total else "%.6f" % (r.first / 1e9)
     write_table(out, cols, rows, "text", footer=total)
+    if sections is not None:
+        sections(out)
     if view.levels:
         out.write("\nInitcall levels (traced initcalls, time in ms "
                   "including their delays, console and untraced "

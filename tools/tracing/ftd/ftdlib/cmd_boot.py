@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Optional, TextIO
+from typing import Dict, Optional, TextIO
 
 from .command import (SubParsers, UsageError, add_common, add_format,
                       count_arg, load, new_parser, ns_from_us, px, seconds)
@@ -46,6 +46,16 @@ def add_parser(sub: SubParsers) -> None:
                    "at full zoom (default 0.05)")
     b.add_argument("--title", default="", help="chart: title (default: "
                    "the input files)")
+    b.add_argument("--counts", metavar="FILE",
+                   help="call counts of every call of boot: "
+                   "/sys/kernel/tracing/trace_stat/fgraph_boot (or a "
+                   "trace_stat/function* file) saved after boot")
+    b.add_argument("--top", type=count_arg(1), default=10, metavar="N",
+                   help="counts: the N functions called most and with "
+                   "the most time (default 10)")
+    b.add_argument("--table", choices=("rows", "counts"),
+                   default="rows", help="CSV: which table to write: the "
+                   "boot rows (default) or the counts")
     b.add_argument("--max-lanes", type=count_arg(1), default=8,
                    metavar="N", help="chart: N tasks at most, the boot "
                    "path's first, then the busiest (default 8)")
@@ -56,11 +66,19 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     # than a small trace takes to parse
     from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
                        fold_small, read_system_map, write_boot)
+    from .bootcounts import (count_columns, counts_dict, read_counts,
+                             write_counts_text)
     from .svg import flamechart
+    from .table import write_table
     if a.traces.count("-") > 1:
         raise UsageError("boot: standard input can be read only once")
     if a.svg and a.svg == a.output:
         raise UsageError("boot: --svg and -o name the same file")
+    if a.table != "rows" and a.format != "csv":
+        raise UsageError("boot: --table chooses the table of -f csv")
+    if a.table == "counts" and not a.counts:
+        raise UsageError("boot: --table counts needs --counts FILE")
+    counts = read_counts(a.counts) if a.counts else None
     col = Collector()
     sysmap = read_system_map(a.system_map) if a.system_map else None
     last: Optional[Walker] = None
@@ -80,7 +98,22 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     if problem:
         raise FtdError(problem)
     view = analyse(col, sysmap, a.until)
-    write_boot(out, view, fold_small(view, a.min_us), a.format)
+    if a.format == "csv" and a.table == "counts":
+        assert counts is not None
+        write_table(out, count_columns(counts.timed), counts.rows, "csv")
+    else:
+        extra: Dict[str, object] = {
+            "counts": counts_dict(counts, a.top) if counts else None}
+
+        def sections(f: TextIO) -> None:
+            if counts is not None:
+                write_counts_text(f, counts, a.top)
+            else:
+                f.write("\nCall counts: no --counts file (save "
+                        "/sys/kernel/tracing/trace_stat/fgraph_boot after "
+                        "boot, see Documentation/trace/fgraph-boot.rst)\n")
+        write_boot(out, view, fold_small(view, a.min_us), a.format, extra,
+                   sections)
     if a.svg:
         svg = OutFile(a.svg)
         try:

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """ftd boot: the per-initcall rows of delays and console output (the
-FreeBSD boot profiler's Fig. 3), device probes, and what closes the
-gap an early buffer that filled up leaves."""
+FreeBSD boot profiler's Fig. 3), device probes, the call counts file,
+and what closes the gap an early buffer that filled up leaves."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import sys
 from pathlib import Path
 from typing import List
@@ -16,6 +17,38 @@ import pytest
 from boottrace import Trace, collect
 from conftest import run_ftd
 from test_boot import REAL, early_lines
+
+# the layout of function_stat_show() in kernel/trace/ftrace.c:
+# "  %-30.30s  %10lu" then "    ", the total, "    ", the average,
+# "    ", s^2, each as trace_print_graph_duration() prints them
+STAT_HEAD = ("  Function                               Hit    Time            "
+             "Avg             s^2\n"
+             "  --------                               ---    ----            "
+             "---             ---\n")
+
+
+def graph_duration(ns: int) -> str:
+    text = str(ns // 1000)
+    if len(text) < 7:
+        text += "." + ("%03d" % (ns % 1000))[:min(4, 7 - len(text))]
+    return text + " us " + " " * max(0, 8 - len(text))
+
+
+def stat_row(name: str, hits: int, total_ns: int, s2_ns: int = 0) -> str:
+    return "  %-30.30s  %10d    %s    %s    %s\n" % (
+        name, hits, graph_duration(total_ns),
+        graph_duration(total_ns // max(hits, 1)), graph_duration(s2_ns))
+
+
+def counts_text() -> str:
+    return STAT_HEAD + "".join([
+        stat_row("do_one_initcall", 194, 1500000000, 912345),
+        stat_row("_raw_spin_lock", 120000, 9000000),
+        stat_row("kmem_cache_alloc_noprof", 30000, 45000000),
+        stat_row("mem_init", 1, 700000000),
+        stat_row("a_function_with_a_name_longer_than_thirty", 5, 5000),
+        stat_row("__timer_const_udelay", 40, 2000000000),
+    ])
 
 
 def fig3_trace() -> List[str]:
@@ -96,6 +129,63 @@ def test_fig3_rows_in_csv(tmp_path: Path) -> None:
     assert kinds[2:5] == [("initcall", "foo_init"),
                           ("delay", "__timer_const_udelay"),
                           ("console", "printk/console")]
+
+
+def test_counts(tmp_path: Path) -> None:
+    f = tmp_path / "fig3.txt"
+    f.write_text("".join(fig3_trace()))
+    c = tmp_path / "fgraph_boot"
+    c.write_text(counts_text())
+    text = run_ftd("boot", str(f), "--counts", str(c), "--top", "3"
+                   ).stdout.decode()
+    sec = text[text.index("Call counts"):]
+    lines = sec.splitlines()
+    assert "6 functions, 150240 calls" in lines[0]
+    # most called on the left, most time on the right, side by side
+    assert "_raw_spin_lock" in lines[2] and "__timer_const_udelay" in \
+        lines[2]
+    assert "kmem_cache_alloc_noprof" in lines[3] and "do_one_initcall" in \
+        lines[3]
+    assert "2000.000" in lines[2]          # 2 s of udelay, in ms
+    j = json.loads(run_ftd("boot", str(f), "--counts", str(c), "-f",
+                           "json").stdout)
+    assert j["counts"]["most_called"][0] == {
+        "name": "_raw_spin_lock", "hits": 120000, "time_us": 9000.0,
+        "avg_us": 0.075}
+    assert j["counts"]["most_time"][0]["name"] == "__timer_const_udelay"
+    rows = list(csv.DictReader(io.StringIO(run_ftd(
+        "boot", str(f), "--counts", str(c), "-f", "csv", "--table",
+        "counts").stdout.decode())))
+    # the kernel cuts names to 30 characters: read as printed
+    assert rows[-2]["name"] == "a_function_with_a_name_longer_"
+    assert rows[0] == {"name": "do_one_initcall", "hits": "194",
+                       "time_us": "1500000.000", "avg_us": "7731.958"}
+    # no file: said, and the other sections are there
+    text = run_ftd("boot", str(f)).stdout.decode()
+    assert "Call counts: no --counts file" in text
+
+
+def test_counts_bad_file(tmp_path: Path) -> None:
+    f = tmp_path / "fig3.txt"
+    f.write_text("".join(fig3_trace()))
+    c = tmp_path / "fgraph_boot"
+    lines = counts_text().splitlines(True)
+    lines.insert(4, "  kfree   twelve    1.000 us    1.000 us    0.000 us\n")
+    c.write_text("".join(lines))
+    r = run_ftd("boot", str(f), "--counts", str(c), code=1)
+    assert ("%s:5: not a trace_stat row" % c).encode() in r.stderr
+    assert b"Traceback" not in r.stderr
+    c.write_text("some other file\n")
+    r = run_ftd("boot", str(f), "--counts", str(c), code=1)
+    assert ("%s:1: not a trace_stat file" % c).encode() in r.stderr
+    r = run_ftd("boot", str(f), "--counts", str(tmp_path / "none"), code=1)
+    assert b"cannot open" in r.stderr
+    # hits only (a kernel without the graph tracer): no time column
+    c.write_text("  Function                               Hit\n"
+                 "  --------                               ---\n"
+                 "  %-30.30s  %10d\n" % ("schedule", 12))
+    out = run_ftd("boot", str(f), "--counts", str(c)).stdout.decode()
+    assert "(no times in the file)" in out and "schedule" in out
 
 
 def test_full_early_buffer_says_what_closes_the_gap(tmp_path: Path) -> None:
