@@ -31,6 +31,7 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 
 from .model import BIG, FtdError, task_name
 from .pairing import UNFINISHED, Call
+from .bootholds import SchedEvents
 from .timeline import Timeline
 from .table import Column, text_col, write_table
 
@@ -155,6 +156,9 @@ class BootView:
     levels: Dict[str, List[int]]   # level -> [initcalls, ns]
     notes: List[str]
     tracks: List[str]              # the boot path's tracks, in order
+    # the boot path: (track, from, until) pieces in time order
+    pieces: List[Tuple[str, int, int]] = dataclasses.field(
+        default_factory=list)
 
     @property
     def total(self) -> int:
@@ -177,6 +181,9 @@ class Collector:
         self.starts: List[Tuple[int, str]] = []   # initcall_start: ts, fn
         self.cur = Input("-")
         self._open: List[Call] = []
+        self.sched = SchedEvents()
+        # the line number of the input being read (set by the caller)
+        self.lineno: Callable[[], int] = lambda: 0
 
     def begin(self, name: str) -> None:
         self.cur = Input(name)
@@ -245,6 +252,9 @@ class Collector:
             self.header(text)
             return
         ts += self.cur.shift
+        if self.sched.comment(self.track(key, cpu), cpu, ts, text,
+                              "%s:%d" % (self.cur.name, self.lineno())):
+            return
         m = LEVEL_EVENT_RE.match(text)
         if m:
             self.events.append((ts, self.track(key, cpu), m.group(1)))
@@ -661,7 +671,8 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         gfirst[r.group], r.group, (r.kind, r.level, r.name) != r.group,
         r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
-                    levels.source, lv_sum, notes, [p[0] for p in pieces])
+                    levels.source, lv_sum, notes, [p[0] for p in pieces],
+                    list(pieces))
 
 
 # A device probe: really_probe() and the bus probe functions between

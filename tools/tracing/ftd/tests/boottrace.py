@@ -94,6 +94,7 @@ def collect(lines: List[str]) -> Tuple[BootView, Collector]:
     w = Walker(None, None, "boot", flat=True)
     w.collect.every = col.call
     w.comment_sink = col.comment_sink
+    col.lineno = lambda: w.lineno
     w.feed_lines(lines)
     col.close_open(w.info.last_ts)
     return analyse(col), col

@@ -163,6 +163,7 @@ def test_counts(tmp_path: Path) -> None:
     # no file: said, and the other sections are there
     text = run_ftd("boot", str(f)).stdout.decode()
     assert "Call counts: no --counts file" in text
+    assert "Boot holds:" in text
 
 
 def test_counts_bad_file(tmp_path: Path) -> None:
