@@ -82,33 +82,33 @@ def cmd_demo_boot(args: argparse.Namespace) -> int:
     if not result.ok:
         raise WorkbenchError("the boot demo failed in the guest; see above",
                              result.exit_code())
-    traces = [out / "boot-trace.txt"]
-    early = out / "fgraph_boot_trace.txt"
-    if early.exists():
-        traces.append(early)
+    # ftd runs in OUT, so that its report names the files as they are
+    # there
+    traces = ["boot-trace.txt"]
+    if (out / "fgraph_boot_trace.txt").exists():
+        traces.append("fgraph_boot_trace.txt")
     else:
         log("demo-boot: the kernel wrote no fgraph_boot_trace")
-    counts = out / "fgraph_boot_stat.txt"
     extra: List[Union[str, Path]] = []
-    if counts.exists():
-        extra += ["--counts", counts]
+    if (out / "fgraph_boot_stat.txt").exists():
+        extra += ["--counts", "fgraph_boot_stat.txt"]
     else:
         log("demo-boot: the kernel has no trace_stat/fgraph_boot: "
             "no call counts")
-    report = out / "boot.txt"
     title = f"{config.name} booted from a root disk, -smp {smp}" + \
         (" -icount" if args.icount else "")
     run([FTD, "boot", *extra, "--min-us", str(args.min_us),
-         "--svg", out / "boot.svg", "--flame", out / "flame.svg",
-         "--folded", out / "boot.folded", "--title", title,
-         "-o", report, *traces], what="ftd boot")
+         "--svg", "boot.svg", "--flame", "flame.svg",
+         "--folded", "boot.folded", "--title", title,
+         "-o", "boot.txt", *traces], cwd=out, what="ftd boot")
     run([FTD, "boot", *extra, "-f", "csv", "--table", "holds",
-         "-o", out / "holds.csv", *traces], what="ftd boot (holds CSV)")
-    print(report.read_text(), end="")
-    print(f"\nftd boot:    {report}\nholds:       {out / 'holds.csv'}\n"
-          f"flame chart: {out / 'boot.svg'} (time axis), "
-          f"{out / 'flame.svg'} (boot order)\n"
-          f"inputs:      {', '.join(str(t) for t in traces)}\n"
+         "-o", "holds.csv", *traces], cwd=out, what="ftd boot (holds CSV)")
+    print((out / "boot.txt").read_text(), end="")
+    print(f"\nin {out}:\n  boot.txt     ftd boot's report\n"
+          "  holds.csv    the boot holds\n"
+          "  boot.svg     flame chart on the time axis\n"
+          "  flame.svg    flame chart in boot order (boot.folded)\n"
+          f"  inputs:      {', '.join(traces)}, dmesg.txt, cmdline.txt\n"
           f"console log: {result.log}")
     return 0
 
