@@ -108,7 +108,8 @@ def cmd_demo_boot(args: argparse.Namespace) -> int:
           "  holds.csv    the boot holds\n"
           "  boot.svg     flame chart on the time axis\n"
           "  flame.svg    flame chart in boot order (boot.folded)\n"
-          f"  inputs:      {', '.join(traces)}, dmesg.txt, cmdline.txt\n"
+          f"  {', '.join(traces)}: the traces; also dmesg.txt, "
+          "cmdline.txt, mounts.txt\n"
           f"console log: {result.log}")
     return 0
 
