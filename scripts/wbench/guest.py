@@ -7,9 +7,10 @@ a virtio disk instead, which the kernel mounts as a board's kernel mounts
 its SD card (root=PARTUUID=... rootwait), after unpacking an initramfs
 that has no /init.  The job and its files go in on one virtio disk (a tar
 file), and what the job writes under /out comes back on another (a tar
-file too), byte-exact whatever its size.  The console is echoed, copied to a log file and
-watched: a kernel panic, an oops, a hang past the timeout or a missing
-exit line ends the run as a failure with the last console lines shown.
+file too), byte-exact whatever its size.  The console is echoed, copied
+to a log file and watched: a kernel panic, an oops, a hang past the
+timeout or a missing exit line ends the run as a failure with the last
+console lines shown.
 """
 
 from __future__ import annotations
