@@ -4,6 +4,8 @@
 # (scripts/install-deps) and can run again without harm.
 #
 #   make demo     the paper's example on the patched kernel, with ftd
+#   make demo-boot  a boot from a root disk traced from start_kernel(),
+#                 with ftd boot's holds, counts and per-initcall rows
 #   make check    every test: series, build, guest tests, ftracetest, ftd
 #   make series   export each topic series to out/series/NN-topic/
 #   make bench    run the benchmarks (long: about an hour; see README)
@@ -14,7 +16,7 @@
 
 WORKBENCH := scripts/workbench
 
-.PHONY: all deps demo check series bench matrix clean distclean
+.PHONY: all deps demo demo-boot check series bench matrix clean distclean
 
 all: check
 
@@ -23,6 +25,9 @@ deps:
 
 demo: deps
 	$(WORKBENCH) demo
+
+demo-boot: deps
+	$(WORKBENCH) demo-boot
 
 check: deps
 	scripts/check

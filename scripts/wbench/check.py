@@ -240,7 +240,7 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("ftd tests", pytest_step("tools/tracing/ftd/tests")),
     ("mypy --strict", step_mypy),
     ("build the patched kernel", step_build),
-    ("guest runs: byte-exact /out, panic, hang", pytest_step(
+    ("guest runs: byte-exact /out, panic, hang, root disk", pytest_step(
         "scripts/tests/test_guest.py")),
     ("early boot function graph buffer: guest boots", pytest_step(
         "scripts/tests/test_fgraph_boot.py")),

@@ -43,7 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         out_dir=Path(args.out) if args.out else None,
                         smp=smp, icount=args.icount, append=args.append,
                         timeout=args.timeout, echo=not args.quiet,
-                        plugins=args.plugin)
+                        plugins=args.plugin, root_disk=args.root_disk)
     result.report()
     if result.status is not None and args.out:
         log(f"guest /out copied to {args.out}")
@@ -57,7 +57,7 @@ def cmd_shell(args: argparse.Namespace) -> int:
     smp = args.smp if args.smp is not None else (1 if args.icount else 2)
     job = "exec setsid cttyhack sh -l\n"
     guest.boot(config, job, smp=smp, icount=args.icount, append=args.append,
-               interactive=True)
+               interactive=True, root_disk=args.root_disk)
     return 0
 
 
@@ -79,6 +79,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                    help="seconds before the guest counts as hung (600)")
     p.add_argument("--no-build", action="store_true",
                    help="boot the last build without rebuilding")
+    p.add_argument("--root-disk", action="store_true",
+                   help="boot as a board does: the root file system on a "
+                   "virtio disk (ext2), mounted by the kernel with "
+                   f"'{guest.ROOT_DISK_CMDLINE}'; the initramfs has no /init")
 
 
 def parser() -> argparse.ArgumentParser:

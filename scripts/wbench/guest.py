@@ -2,11 +2,15 @@
 """Boot a built kernel under QEMU and run one job in it.
 
 The guest is busybox in an initramfs with scripts/guest/init as /init.
-The job and its files go in on one virtio disk (a tar file), and what the
-job writes under /out comes back on another (a tar file too), byte-exact
-whatever its size.  The console is echoed, copied to a log file and
-watched: a kernel panic, an oops, a hang past the timeout or a missing
-exit line ends the run as a failure with the last console lines shown.
+With root_disk, the same busybox and /init are on an ext2 file system on
+a virtio disk instead, which the kernel mounts as a board's kernel mounts
+its SD card (root=PARTUUID=... rootwait), after unpacking an initramfs
+that has no /init.  The job and its files go in on one virtio disk (a tar
+file), and what the job writes under /out comes back on another (a tar
+file too), byte-exact whatever its size.  The console is echoed, copied
+to a log file and watched: a kernel panic, an oops, a hang past the
+timeout or a missing exit line ends the run as a failure with the last
+console lines shown.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import queue
 import re
 import secrets
 import shutil
+import struct
 import subprocess
 import tarfile
 import tempfile
@@ -29,8 +34,8 @@ from typing import IO, Callable, Dict, List, Optional, Sequence
 from . import arch
 from .base import base_tree
 from .build import KernelConfig
-from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log, run,
-                     write_if_changed)
+from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
+                     need_commands, run, write_if_changed)
 
 GUEST_FAILURE = 125  # exit status of `workbench run` when the guest fails
 OOPS_RE = re.compile(r"Internal error: Oops|Unable to handle kernel|"
@@ -87,34 +92,51 @@ def suite_tools() -> Path:
     return dest
 
 
-def initramfs() -> Path:
+GUEST_DIRS = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/dev",
+              "/proc", "/sys", "/tmp", "/root", "/etc", "/mnt", "/in", "/out",
+              "/lib"]
+
+
+def _guest_files() -> Dict[str, Path]:
+    """The guest's files besides its directories: path -> host file."""
+    return {"/bin/busybox": busybox(),
+            "/init": SCRIPTS / "guest" / "init",
+            # users and groups besides root, for tests of file ownership
+            "/etc/passwd": SCRIPTS / "guest" / "passwd",
+            "/etc/group": SCRIPTS / "guest" / "group"}
+
+
+def _mode(dest: str) -> int:
+    return 0o755 if dest in ("/init", "/bin/busybox") else 0o644
+
+
+def initramfs(with_init: bool = True) -> Path:
     """The guest's initramfs: busybox, /init and the users, packed without
-    root."""
+    root.  Without /init (with_init false), the kernel unpacks it, finds
+    no program to run in it and mounts root= instead: the root disk
+    boot."""
     gdir = cache_dir() / "guest"
-    cpio = gdir / "initramfs.cpio"
-    init = SCRIPTS / "guest" / "init"
-    # users and groups besides root, for tests of file ownership
-    passwd = SCRIPTS / "guest" / "passwd"
-    group = SCRIPTS / "guest" / "group"
-    bb = busybox()
-    key = digest([init, passwd, group, bb])
-    stamp = gdir / "initramfs.key"
+    name = "initramfs" if with_init else "initramfs-noinit"
+    cpio = gdir / f"{name}.cpio"
+    files = _guest_files()
+    if not with_init:
+        del files["/init"]
+    key = digest([repr(sorted(files)), repr(GUEST_DIRS)]
+                 + [files[f] for f in sorted(files)])
+    stamp = gdir / f"{name}.key"
     if cpio.exists() and stamp.exists() and stamp.read_text() == key:
         return cpio
     gen = gdir / "gen_init_cpio"
     if not gen.exists():
         run(["cc", "-O2", "-o", gen, base_tree() / "usr" / "gen_init_cpio.c"],
             what="building gen_init_cpio")
-    dirs = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/dev", "/proc",
-            "/sys", "/tmp", "/root", "/etc", "/mnt", "/in", "/out", "/lib"]
-    spec = [f"dir {d} 0755 0 0" for d in dirs]
-    spec += ["nod /dev/console 0600 0 0 c 5 1",
-             f"file /bin/busybox {bb} 0755 0 0",
-             "slink /bin/sh busybox 0777 0 0",
-             f"file /init {init} 0755 0 0",
-             f"file /etc/passwd {passwd} 0644 0 0",
-             f"file /etc/group {group} 0644 0 0"]
-    listing = gdir / "initramfs.list"
+    spec = [f"dir {d} 0755 0 0" for d in GUEST_DIRS]
+    spec += ["nod /dev/console 0600 0 0 c 5 1"]
+    for dest, src in files.items():
+        spec.append(f"file {dest} {src} {_mode(dest):04o} 0 0")
+        if dest == "/bin/busybox":
+            spec.append("slink /bin/sh busybox 0777 0 0")
+    listing = gdir / f"{name}.list"
     listing.write_text("\n".join(spec) + "\n")
     with open(cpio.with_suffix(".tmp"), "wb") as out:
         log(f"$ {gen} {listing} > {cpio}")
@@ -122,6 +144,69 @@ def initramfs() -> Path:
     cpio.with_suffix(".tmp").replace(cpio)
     write_if_changed(stamp, key)
     return cpio
+
+
+# The root disk: an MBR with one Linux partition from 1 MiB on, holding
+# an ext2 file system of ROOT_FS_MB.  The kernel finds it by the MBR's
+# disk signature, root=PARTUUID=<signature>-01, whatever name (vda, vdb,
+# ...) the probe order gives it: with driver_async_probe=virtio_blk the
+# disks are probed in parallel, so their names may change from boot to
+# boot.
+ROOT_DISK_SIGNATURE = 0x77624f01
+ROOT_PARTUUID = f"{ROOT_DISK_SIGNATURE:08x}-01"
+ROOT_FS_OFFSET = 1 << 20
+ROOT_FS_MB = 32
+# What the disk root boot adds to the command line: the root partition,
+# mounted read-write (/init installs busybox's links in /bin), waited
+# for as a board waits for its SD card, whose host drivers probe
+# asynchronously (PROBE_PREFER_ASYNCHRONOUS): driver_async_probe= does
+# the same for the virtio disks.  The initramfs has no /init, so the
+# kernel mounts the disk and runs /init from there.
+ROOT_DISK_CMDLINE = (f"root=PARTUUID={ROOT_PARTUUID} rootfstype=ext2 "
+                     "rootwait rw init=/init driver_async_probe=virtio_blk")
+
+
+def _mbr(signature: int, first_lba: int, sectors: int) -> bytes:
+    """A master boot record with one primary Linux partition (type 0x83),
+    addressed by LBA (its CHS fields say "beyond CHS")."""
+    entry = struct.pack("<B3sB3sII", 0x00, b"\xfe\xff\xff", 0x83,
+                        b"\xfe\xff\xff", first_lba, sectors)
+    mbr = bytearray(512)
+    struct.pack_into("<I", mbr, 440, signature)
+    mbr[446:462] = entry
+    mbr[510:512] = b"\x55\xaa"
+    return bytes(mbr)
+
+
+def root_disk_image(path: Path) -> Path:
+    """Write the root disk image to path: the guest's directories and
+    files (_guest_files(), /init among them) in an ext2 file system made
+    without root by mke2fs -d, in partition 1 of an MBR disk."""
+    # /sbin is not on a user's PATH on Debian
+    mke2fs = shutil.which("mke2fs") or shutil.which(
+        "mke2fs", path="/usr/sbin:/sbin")
+    if mke2fs is None:
+        need_commands({"mke2fs": "e2fsprogs"})
+        mke2fs = "mke2fs"
+    with tempfile.TemporaryDirectory(prefix="wb-rootfs.") as tmp:
+        tree = Path(tmp)
+        for d in GUEST_DIRS:
+            (tree / d.lstrip("/")).mkdir(parents=True, exist_ok=True)
+        for dest, src in _guest_files().items():
+            shutil.copyfile(src, tree / dest.lstrip("/"))
+            os.chmod(tree / dest.lstrip("/"), _mode(dest))
+        (tree / "bin" / "sh").symlink_to("busybox")
+        os.chmod(tree / "dev", 0o755)
+        size = ROOT_FS_MB << 20
+        with open(path, "wb") as f:
+            f.write(_mbr(ROOT_DISK_SIGNATURE, ROOT_FS_OFFSET // 512,
+                         size // 512))
+            f.truncate(ROOT_FS_OFFSET + size)
+        run([mke2fs, "-q", "-F", "-t", "ext2", "-L", "wbroot",
+             "-E", f"offset={ROOT_FS_OFFSET},root_owner=0:0", "-d", tree,
+             path, f"{ROOT_FS_MB}M"], capture=True,
+            what="mke2fs (the root disk)")
+    return path
 
 
 @dataclass
@@ -233,12 +318,16 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
          on_tick: Optional[TickHook] = None,
          log_path: Optional[Path] = None,
          interactive: bool = False,
-         plugins: Sequence[str] = ()) -> GuestResult:
+         plugins: Sequence[str] = (),
+         root_disk: bool = False) -> GuestResult:
     """Boot config's kernel, run the shell script text job, collect /out.
 
     Interactive runs hand the terminal to the guest's console (QEMU's
     monitor on Ctrl-A C, quit with Ctrl-A X) and are not watched.
     plugins are QEMU TCG plugin specs ("lib.so,arg=value").
+    With root_disk, the root file system is on a virtio disk of its own
+    (a fresh copy each boot), mounted by the kernel with ROOT_DISK_CMDLINE,
+    and the initramfs has no /init.
     """
     image = config.image
     if not image.exists():
@@ -247,7 +336,7 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
         # QEMU 7.2 stops making progress at the end of boot with -icount
         # and more than one vCPU.
         raise WorkbenchError("--icount needs --smp 1 with this QEMU")
-    cpio = initramfs()
+    cpio = initramfs(with_init=not root_disk)
     token = secrets.token_hex(8)
     logs = cache_dir() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -262,13 +351,20 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
         with open(out_img, "wb") as f:
             f.truncate(out_size_mb << 20)
         cmdline = f"console={arch.CONSOLE} panic=-1 rdinit=/init {append}"
+        root: List[str] = []
+        if root_disk:
+            cmdline = (f"console={arch.CONSOLE} panic=-1 {ROOT_DISK_CMDLINE} "
+                       f"{append}")
+            root_img = root_disk_image(tmp / "root.img")
+            root = ["-drive", f"if=none,format=raw,file={root_img},id=wbroot",
+                    "-device", "virtio-blk-device,drive=wbroot,serial=wb-root"]
         cmd = [arch.QEMU] + arch.QEMU_MACHINE + [
             "-smp", str(smp), "-m", str(arch.QEMU_MEMORY_MB),
             "-kernel", str(image), "-initrd", str(cpio),
             "-append", cmdline.strip(),
             "-display", "none", "-monitor", "none", "-serial", "stdio",
             "-nic", "none",
-            "-no-reboot",
+            "-no-reboot"] + root + [
             "-drive", f"if=none,format=raw,file={in_tar},id=wbin,readonly=on",
             "-device", "virtio-blk-device,drive=wbin,serial=wb-in",
             "-drive", f"if=none,format=raw,file={out_img},id=wbout",

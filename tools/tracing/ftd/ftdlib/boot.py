@@ -31,6 +31,7 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 
 from .model import BIG, FtdError, task_name
 from .pairing import UNFINISHED, Call
+from .bootholds import SchedEvents
 from .timeline import Timeline
 from .table import Column, text_col, write_table
 
@@ -71,6 +72,9 @@ LEVEL_NO = {"early": "early", "pure": "0", "core": "1", "postcore": "2",
             "device": "6", "late": "7"}
 LEVEL_EVENT_RE = re.compile(r"/\* initcall_level: level=(\w+)")
 CLOCK_RE = re.compile(r"# clock: architecture counter at (\d+) Hz")
+UNTIL_RE = re.compile(r"# fgraph_boot: .* from start_kernel\(\) until (.*)")
+THRESH_RE = re.compile(r"# threshold: (\d+) us")
+RECORDS_RE = re.compile(r"# records: (\d+) of (\d+) .*dropped calls: (\d+)")
 SYNC_RE = re.compile(r"# local_clock\(\) was (\d+) ns at counter (\d+)")
 START_EVENT_RE = re.compile(r"/\* initcall_start: func=([^+ ]+)")
 MAP_LINE_RE = re.compile(r"([0-9a-fA-F]+) \w (\S+)$")
@@ -113,15 +117,31 @@ class Input:
     # (the early-boot file counts from when the counter started)
     shift: int = 0
     freq: int = 0
+    # the early-boot file's header: why recording ended, its
+    # threshold, records used of the buffer's, calls dropped
+    until: str = ""
+    thresh_us: int = -1
+    records: int = -1
+    capacity: int = -1
+    dropped: int = -1
+
+    @property
+    def full(self) -> bool:
+        """The early buffer was full when recording ended."""
+        return "buffer full" in self.until or \
+            "buffer filled up" in self.until or self.dropped > 0
 
 
 @dataclasses.dataclass
 class Row:
-    kind: str          # setup_arch mm initcall delay console other gap
-    level: str         # initcall level ("early", "0".."7", "?") or ""
-    name: str
+    kind: str          # setup_arch mm initcall probe delay console
+    level: str         # other gap; initcall level ("early", "0".."7",
+    name: str          # "?") or ""
     ns: int = 0
     first: int = BIG   # first time this row got time
+    # the phase row (kind, level, name) this row is shown under: its
+    # own for phases; an initcall for its probes, delays and console
+    group: Tuple[str, str, str] = ("", "", "")
 
 
 @dataclasses.dataclass
@@ -136,6 +156,9 @@ class BootView:
     levels: Dict[str, List[int]]   # level -> [initcalls, ns]
     notes: List[str]
     tracks: List[str]              # the boot path's tracks, in order
+    # the boot path: (track, from, until) pieces in time order
+    pieces: List[Tuple[str, int, int]] = dataclasses.field(
+        default_factory=list)
 
     @property
     def total(self) -> int:
@@ -158,6 +181,9 @@ class Collector:
         self.starts: List[Tuple[int, str]] = []   # initcall_start: ts, fn
         self.cur = Input("-")
         self._open: List[Call] = []
+        self.sched = SchedEvents()
+        # the line number of the input being read (set by the caller)
+        self.lineno: Callable[[], int] = lambda: 0
 
     def begin(self, name: str) -> None:
         self.cur = Input(name)
@@ -198,6 +224,16 @@ class Collector:
         """The early-boot file's header: its clock, and one reading of
         local_clock() (the main trace's clock) with the counter."""
         c = self.cur
+        m = UNTIL_RE.match(text)
+        if m:
+            c.until = m.group(1)
+        m = THRESH_RE.match(text)
+        if m:
+            c.thresh_us = int(m.group(1))
+        m = RECORDS_RE.match(text)
+        if m:
+            c.records, c.capacity = int(m.group(1)), int(m.group(2))
+            c.dropped = int(m.group(3))
         m = CLOCK_RE.match(text)
         if m:
             c.freq = int(m.group(1))
@@ -216,6 +252,9 @@ class Collector:
             self.header(text)
             return
         ts += self.cur.shift
+        if self.sched.comment(self.track(key, cpu), cpu, ts, text,
+                              "%s:%d" % (self.cur.name, self.lineno())):
+            return
         m = LEVEL_EVENT_RE.match(text)
         if m:
             self.events.append((ts, self.track(key, cpu), m.group(1)))
@@ -466,13 +505,14 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     rows: Dict[Tuple[str, str, str], Row] = {}
     lv_sum: Dict[str, List[int]] = {}   # level -> [initcalls, ns]
 
-    def give(kind: str, level: str, name: str, ns: int, t: int) -> None:
+    def give(kind: str, level: str, name: str, ns: int, t: int,
+             group: Optional[Tuple[str, str, str]] = None) -> None:
         if ns <= 0:
             return
         key = (kind, level, name)
         row = rows.get(key)
         if row is None:
-            row = rows[key] = Row(kind, level, name)
+            row = rows[key] = Row(kind, level, name, group=group or key)
             if kind == "initcall" and not name.startswith("("):
                 lv_sum.setdefault(level, [0, 0])[0] += 1
         row.ns += ns
@@ -503,6 +543,50 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             return "other", "", fn
         return "other", "", path[-1] if path else "?"
 
+    # the driver's probe function of each device probe: the first
+    # call named *probe below really_probe() that is reached through
+    # bus probe functions only (not really_probe()'s or the bus's own
+    # helpers, like of_irq_get() in amba_probe())
+    drivers: Dict[int, str] = {}
+    pstack: List[List[int]] = []
+    for r in recs:
+        while pstack and pstack[-1][2] >= r[2]:
+            pstack.pop()
+        pstack.append(r)
+        fn = names[r[3]]
+        if is_probe_wrapper(fn) or len(pstack) < 2 or \
+                not fn.endswith("probe"):
+            continue
+        k = len(pstack) - 2
+        while k >= 0 and is_probe_wrapper(names[pstack[k][3]]) and \
+                names[pstack[k][3]] not in PROBE_ENTRY:
+            k -= 1
+        if k >= 0 and k < len(pstack) - 2 and \
+                names[pstack[k][3]] in PROBE_ENTRY:
+            drivers.setdefault(id(pstack[k]), fn)
+    del pstack
+
+    def probe(stack: List[List[int]]) -> Optional[str]:
+        """The driver probe function of the innermost device probe on
+        the stack, "" when the trace does not show it, None when no
+        probe is on the stack."""
+        for r in reversed(stack):
+            if names[r[3]] in PROBE_ENTRY:
+                return drivers.get(id(r), "")
+        return None
+
+    def where(stack: List[List[int]]) -> Tuple[Tuple[str, str, str], str]:
+        """The phase of a stack (the group of its row) and its name in
+        the names of delay and console rows."""
+        key = phase(stack)
+        kind, lv, name = key
+        text = name if kind != "initcall" else "initcall %s %s" % (lv, name)
+        if kind == "initcall":
+            drv = probe(stack)
+            if drv is not None:
+                text = "probe %s (%s)" % (drv or "(not traced)", text)
+        return key, text
+
     def close(stack: List[List[int]], child: List[int]) -> None:
         r = stack[-1]
         own = (r[1] - r[0]) - child[-1]
@@ -510,18 +594,27 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if kind == "initcall":
             lv_sum.setdefault(lv, [0, 0])[1] += own
         path = [names[x[3]] for x in stack]
-        if any(is_console(fn) for fn in path):
-            give("console", "", "printk/console", own, r[0])
+        for k, fn in enumerate(path):
+            if is_console(fn):
+                grp, text = where(stack[:k])
+                give("console", grp[1], "printk/console in %s" % text, own,
+                     r[0], grp)
+                break
         else:
             for k, fn in enumerate(path):
                 if is_delay(fn):
-                    pk, plv, pname = phase(stack[:k])
-                    where = pname if pk != "initcall" else \
-                        "initcall %s %s" % (plv, pname)
-                    give("delay", plv, "%s in %s" % (fn, where), own, r[0])
+                    grp, text = where(stack[:k])
+                    give("delay", grp[1], "%s in %s" % (fn, text), own,
+                         r[0], grp)
                     break
             else:
-                give(kind, lv, name, own, r[0])
+                drv = probe(stack) if kind == "initcall" else None
+                if drv is not None:
+                    give("probe", lv, "%s (initcall %s %s)" % (
+                        drv or "(probe function not traced)", lv, name),
+                        own, r[0], (kind, lv, name))
+                else:
+                    give(kind, lv, name, own, r[0])
         stack.pop()
         child.pop()
         if child:
@@ -568,9 +661,59 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             "no time found for initcall level%s %s: shorter than "
             "tracing_thresh, or run before the tracer started" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
-    out = sorted(rows.values(), key=lambda r: (r.first, r.kind, r.name))
+    notes += _full_notes(col.inputs, gaps)
+    # rows in boot order, each phase's probes, delays and console
+    # output right under it (in the order they first got time)
+    gfirst: Dict[Tuple[str, str, str], int] = {}
+    for row in rows.values():
+        gfirst[row.group] = min(gfirst.get(row.group, BIG), row.first)
+    out = sorted(rows.values(), key=lambda r: (
+        gfirst[r.group], r.group, (r.kind, r.level, r.name) != r.group,
+        r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
-                    levels.source, lv_sum, notes, [p[0] for p in pieces])
+                    levels.source, lv_sum, notes, [p[0] for p in pieces],
+                    list(pieces))
+
+
+# A device probe: really_probe() and the bus probe functions between
+# it and the driver's own probe function.
+PROBE_ENTRY = ("really_probe", "__driver_probe_device",
+               "driver_probe_device")
+is_probe_wrapper = globs(list(PROBE_ENTRY) + [
+    "call_driver_probe", "platform_probe", "amba_probe", "virtio_dev_probe",
+    "pci_device_probe", "local_pci_probe", "i2c_device_probe", "spi_probe",
+    "usb_probe_interface", "usb_probe_device", "mmc_bus_probe",
+    "sdio_bus_probe", "serio_driver_probe", "*_bus_probe"])
+
+
+def _full_notes(inputs: List[Input], gaps: List[Tuple[int, int, str]]
+                ) -> List[str]:
+    """What closes a gap between two inputs that the early buffer
+    filling up left."""
+    out = []
+    for i in inputs:
+        if not i.full:
+            continue
+        between = [(a, b) for a, b, name in gaps
+                   if name.startswith("not traced: between %s and " %
+                                      i.name)]
+        if not between:
+            continue
+        ns = sum(b - a for a, b in between)
+        thresh = "fgraph_boot_thresh=100" if i.thresh_us < 100 else \
+            "a higher fgraph_boot_thresh= than %d" % i.thresh_us
+        out.append(
+            "%s ends with its buffer full (header: until %s%s), and "
+            "%.3f ms after it are not traced: boot with %s (the early "
+            "buffer keeps only the calls that take that many us; it is "
+            "%d us now) or build a larger buffer "
+            "(CONFIG_FGRAPH_BOOT_BUFFER_SIZE, %s records now); see "
+            "Documentation/trace/fgraph-boot.rst" % (
+                i.name, i.until or "?",
+                ", %d calls dropped" % i.dropped if i.dropped > 0 else "",
+                ns / 1e6, thresh, i.thresh_us,
+                i.capacity if i.capacity >= 0 else "?"))
+    return out
 
 
 INITCALL_FUNCS = ("do_initcall_level", "do_pre_smp_initcalls",
@@ -724,9 +867,15 @@ def boot_columns(view: BootView) -> List[Column]:
 
 
 def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
-               fmt: str) -> None:
+               fmt: str, extra_json: Optional[Dict[str, object]] = None,
+               sections: Optional[Callable[[TextIO], None]] = None
+               ) -> None:
+    """The boot view in fmt; extra_json goes into the JSON document,
+    sections writes the text sections that follow the table."""
     if fmt == "json":
-        out.write(json.dumps(view_dict(view, rows), indent=1) + "\n")
+        d = view_dict(view, rows)
+        d.update(extra_json or {})
+        out.write(json.dumps(d, indent=1) + "\n")
         return
     if fmt == "csv":
         write_table(out, boot_columns(view), rows, "csv")
@@ -754,6 +903,8 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
         KIND_LABEL.get(r.kind, r.kind)
     cols[3].text = lambda r: "" if r is total else "%.6f" % (r.first / 1e9)
     write_table(out, cols, rows, "text", footer=total)
+    if sections is not None:
+        sections(out)
     if view.levels:
         out.write("\nInitcall levels (traced initcalls, time in ms "
                   "including their delays, console and untraced "

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Optional, TextIO
+from typing import Dict, Optional, TextIO
 
 from .command import (SubParsers, UsageError, add_common, add_format,
-                      count_arg, load, new_parser, ns_from_us, px, seconds)
+                      count_arg, load, new_parser, ns_from_us, px, seconds,
+                      warn)
 from .model import FtdError
 from .output import OutFile
 from .parse import Walker
@@ -46,6 +47,23 @@ def add_parser(sub: SubParsers) -> None:
                    "at full zoom (default 0.05)")
     b.add_argument("--title", default="", help="chart: title (default: "
                    "the input files)")
+    b.add_argument("--counts", metavar="FILE",
+                   help="call counts of every call of boot: "
+                   "/sys/kernel/tracing/trace_stat/fgraph_boot (or a "
+                   "trace_stat/function* file) saved after boot")
+    b.add_argument("--top", type=count_arg(1), default=10, metavar="N",
+                   help="counts: the N functions called most and with "
+                   "the most time (default 10)")
+    b.add_argument("--folded", metavar="FILE",
+                   help="also write the boot path as folded stacks "
+                   "(local time in us), in boot order, boot holds "
+                   "spliced in as THREAD pseudo-frames")
+    b.add_argument("--flame", metavar="FILE",
+                   help="also write the boot flame chart (SVG): the "
+                   "folded stacks merged, in boot order")
+    b.add_argument("--table", choices=("rows", "holds", "counts"),
+                   default="rows", help="CSV: which table to write: the "
+                   "boot rows (default), the boot holds or the counts")
     b.add_argument("--max-lanes", type=count_arg(1), default=8,
                    metavar="N", help="chart: N tasks at most, the boot "
                    "path's first, then the busiest (default 8)")
@@ -56,11 +74,25 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     # than a small trace takes to parse
     from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
                        fold_small, read_system_map, write_boot)
+    from .bootcounts import (count_columns, counts_dict, read_counts,
+                             write_counts_text)
+    from .bootholds import (find_holds, hold_columns, hold_rows, holds_dict,
+                            holds_note, write_holds_text)
+    from .bootstacks import boot_stacks, flame_chart, folded, merge
+    from .output import write_folded
     from .svg import flamechart
+    from .table import write_table
     if a.traces.count("-") > 1:
         raise UsageError("boot: standard input can be read only once")
-    if a.svg and a.svg == a.output:
-        raise UsageError("boot: --svg and -o name the same file")
+    files = [f for f in (a.output, a.svg, a.folded, a.flame) if f]
+    if len(set(files)) < len(files):
+        raise UsageError("boot: -o, --svg, --folded and --flame must name "
+                         "different files")
+    if a.table != "rows" and a.format != "csv":
+        raise UsageError("boot: --table chooses the table of -f csv")
+    if a.table == "counts" and not a.counts:
+        raise UsageError("boot: --table counts needs --counts FILE")
+    counts = read_counts(a.counts) if a.counts else None
     col = Collector()
     sysmap = read_system_map(a.system_map) if a.system_map else None
     last: Optional[Walker] = None
@@ -70,6 +102,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         def hooks(w: Walker) -> None:
             w.collect.every = col.call
             w.comment_sink = col.comment_sink
+            col.lineno = lambda: w.lineno
         w = load(path, a, need_time="the boot view", flat=True,
                  hooks=hooks)
         col.close_open(w.info.last_ts)
@@ -80,7 +113,53 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     if problem:
         raise FtdError(problem)
     view = analyse(col, sysmap, a.until)
-    write_boot(out, view, fold_small(view, a.min_us), a.format)
+    for msg in col.sched.bad[:5]:
+        warn(msg + " (left out)")
+    if len(col.sched.bad) > 5:
+        warn("%d more scheduler events not in the 6.12 format left out" %
+             (len(col.sched.bad) - 5))
+    holds = find_holds(col.sched, col.tl, view.pieces, view.start,
+                       view.end)
+    if a.format == "csv" and a.table == "holds":
+        write_table(out, hold_columns(False), hold_rows(holds), "csv")
+    elif a.format == "csv" and a.table == "counts":
+        assert counts is not None
+        write_table(out, count_columns(counts.timed), counts.rows, "csv")
+    else:
+        extra: Dict[str, object] = {
+            "boot_holds": holds_dict(holds, col.sched,
+                                     holds_note(col.sched, holds)),
+            "counts": counts_dict(counts, a.top) if counts else None}
+
+        def sections(f: TextIO) -> None:
+            write_holds_text(f, holds, col.sched)
+            if counts is not None:
+                write_counts_text(f, counts, a.top)
+            else:
+                f.write("\nCall counts: no --counts file (save "
+                        "/sys/kernel/tracing/trace_stat/fgraph_boot after "
+                        "boot, see Documentation/trace/fgraph-boot.rst)\n")
+        write_boot(out, view, fold_small(view, a.min_us), a.format, extra,
+                   sections)
+    if a.folded or a.flame:
+        root = merge(boot_stacks(view, col.tl, holds))
+        if a.folded:
+            fo = OutFile(a.folded)
+            try:
+                write_folded(fo.file, folded(root), "time")
+                fo.commit()
+            finally:
+                fo.discard()
+        if a.flame:
+            fl = OutFile(a.flame)
+            try:
+                flame_chart(fl.file, root, a.title or "Boot flame chart: "
+                            "%s" % ", ".join(os.path.basename(i.name)
+                                             for i in view.inputs),
+                            a.width)
+                fl.commit()
+            finally:
+                fl.discard()
     if a.svg:
         svg = OutFile(a.svg)
         try:

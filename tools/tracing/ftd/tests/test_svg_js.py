@@ -25,7 +25,7 @@ def test_zoom_search_reset(tmp_path: Path, cmd: str) -> None:
         pytest.skip("node not installed")
     svg = tmp_path / "f.svg"
     if cmd == "boot":
-        run_ftd(cmd, str(DATA_DIR / "boot_icount.txt.xz"), "--svg",
+        run_ftd(cmd, str(DATA_DIR / "boot_icount.txt"), "--svg",
                 str(svg), "--min-px", "1")
     else:
         run_ftd(cmd, str(DATA_DIR / "s3_head.txt"), "-o", str(svg))

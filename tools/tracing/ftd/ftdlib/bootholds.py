@@ -1,0 +1,636 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Boot holds: the boot thread asleep while another thread works.
+
+From the scheduler events of the trace (sched_switch, sched_waking,
+sched_wakeup, sched_wakeup_new, printed as "/* sched_switch: ... */"
+comments in function_graph output), find every stretch in which a boot
+thread (the idle task of the boot CPU until pid 1 starts, then pid 1)
+was switched out asleep, and who woke it.  The waker is blamed, as in
+the FreeBSD boot profiler, for the part of the wait from the later of
+the wait's start and the start of the waker's work to the wakeup.  The
+start of a thread's work is the end of its last sleep before the
+wakeup (its own wakeup), else its creation (sched_wakeup_new), else
+its first line in the trace.  When the waker was itself asleep during
+the wait, the thread that woke it is blamed for that overlap by the
+same rule, down a chain of at most MAX_CHAIN threads.  A wakeup from
+an interrupt (a wakeup event on a line whose calls are an interrupt
+or softirq handler) or from an idle task blames no thread.  What no
+thread is blamed for is "unexplained".  See Documentation/tools/ftd/
+ftd.rst, section BOOT VIEW, "Boot holds".
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from typing import (TYPE_CHECKING, Callable, Dict, Iterator, List,
+                    Optional, Sequence, TextIO, Tuple)
+
+from .analysis import matcher
+from .model import task_name
+from .timeline import Timeline
+
+if TYPE_CHECKING:
+    from .table import Column
+
+# The command line that records what the holds need (all four events
+# exist in 6.12: include/trace/events/sched.h).
+SCHED_EVENTS = ("sched:sched_switch,sched:sched_waking,"
+                "sched:sched_wakeup,sched:sched_wakeup_new")
+SCHED_CMDLINE = "trace_event=" + SCHED_EVENTS
+MAX_CHAIN = 8
+
+EVENT_RE = re.compile(r"/\* (sched_switch|sched_waking|sched_wakeup_new|"
+                      r"sched_wakeup): (.*?)\s*\*/\s*$")
+SWITCH_RE = re.compile(
+    r"prev_comm=(.*) prev_pid=(-?\d+) prev_prio=-?\d+ prev_state=(\S+) "
+    r"==> next_comm=(.*) next_pid=(-?\d+) next_prio=-?\d+$")
+WAKE_RE = re.compile(r"comm=(.*) pid=(-?\d+) prio=-?\d+"
+                     r"(?: target_cpu=\d+)?$")
+
+# Frames between a wait and the scheduler: the wait function is the
+# innermost frame of the sleeping thread that is none of these.
+PRIMITIVES = ["schedule", "__schedule", "schedule_*", "io_schedule*",
+              "preempt_schedule*", "__cond_resched", "wait_for_completion*",
+              "__wait_for_common", "wait_for_common*", "do_wait_for_common",
+              "__wait_rcu_gp", "wait_rcu_gp", "rcu_*_wait*",
+              "__mutex_lock*", "mutex_lock*", "__down*", "down*",
+              "rwsem_down_*", "__rwsem_*", "kthread_*wait*",
+              "__wait_event*", "wait_woken", "usleep_range_state",
+              "__msleep", "finish_task_switch*", "context_switch",
+              "__switch_to", "prepare_to_wait*", "finish_wait",
+              "__flush_work*", "__flush_workqueue",
+              # the async and RCU helpers whose callers name the wait
+              # (wait_for_initramfs, async_synchronize_full,
+              # synchronize_rcu)
+              "async_synchronize_cookie*", "async_synchronize_full_domain",
+              "synchronize_rcu_normal"]
+# Interrupt and softirq entry: a wakeup made under one of these was
+# made by the interrupt, not by the thread it interrupted.
+IRQ = ["__irq_svc", "__irq_usr", "gic_handle_irq", "handle_irq*",
+       "generic_handle_*irq*", "handle_*_irq", "handle_domain_irq",
+       "__handle_domain_irq", "irq_exit*", "__irq_exit_rcu", "do_softirq*",
+       "__do_softirq", "handle_softirqs", "run_timer_softirq",
+       "hrtimer_interrupt", "__hrtimer_run_queues", "hrtimer_run_queues",
+       "arch_timer_handler*", "call_timer_fn", "tasklet_action*",
+       "rcu_core", "rcu_core_si", "do_IPI", "ipi_handler", "handle_IPI",
+       "blk_done_softirq", "net_rx_action", "vring_interrupt",
+       "vm_interrupt", "*_irq_handler", "*_interrupt"]
+
+
+is_primitive = matcher(PRIMITIVES)
+is_irq = matcher(IRQ)
+
+
+def pid_of(key: str) -> int:
+    """The pid of a task key ("comm-pid", "<idle>-0/1"); -1 unknown."""
+    tail = task_name(key).rpartition("-")[2]
+    return int(tail) if tail.isdigit() else -1
+
+
+@dataclasses.dataclass
+class Switch:
+    ts: int
+    cpu: str
+    prev: int
+    prev_comm: str
+    state: str
+    nxt: int
+    next_comm: str
+
+
+@dataclasses.dataclass
+class Wake:
+    ts: int
+    kind: str        # sched_waking, sched_wakeup, sched_wakeup_new
+    pid: int         # the task woken
+    comm: str
+    by: str          # the task key of the line it is on (the waker)
+    cpu: str
+
+
+class SchedEvents:
+    """The scheduler events of all inputs, from their comment lines."""
+
+    def __init__(self) -> None:
+        self.switches: List[Switch] = []
+        self.wakes: List[Wake] = []
+        self.comm: Dict[int, str] = {}
+        self.bad: List[str] = []
+        self.seen: Dict[str, int] = {}
+
+    def comment(self, key: str, cpu: str, ts: int, text: str,
+                where: str) -> bool:
+        """One comment line; True if it was a scheduler event."""
+        if "sched_" not in text:
+            return False
+        m = EVENT_RE.match(text)
+        if m is None:
+            return False
+        ev, body = m.group(1), m.group(2)
+        self.seen[ev] = self.seen.get(ev, 0) + 1
+        if ev == "sched_switch":
+            s = SWITCH_RE.match(body)
+            if s is None:
+                self.bad.append("%s: a sched_switch event not in the "
+                                "6.12 format: %s" % (where, body[:80]))
+                return True
+            prev, nxt = int(s.group(2)), int(s.group(5))
+            self.switches.append(Switch(ts, cpu, prev, s.group(1),
+                                        s.group(3), nxt, s.group(4)))
+            self.comm[prev] = s.group(1)
+            self.comm[nxt] = s.group(4)
+            return True
+        w = WAKE_RE.match(body)
+        if w is None:
+            self.bad.append("%s: a %s event not in the 6.12 format: %s" % (
+                where, ev, body[:80]))
+            return True
+        pid = int(w.group(2))
+        self.wakes.append(Wake(ts, ev, pid, w.group(1), key, cpu))
+        self.comm[pid] = w.group(1)
+        return True
+
+    def __bool__(self) -> bool:
+        return bool(self.switches)
+
+
+@dataclasses.dataclass
+class Blame:
+    """A part of a wait blamed on one thread."""
+
+    thread: str              # "comm-pid"
+    pid: int
+    spans: List[Tuple[int, int]]   # when, in time order
+    via: List[str]           # the threads of the chain before it
+    prefix: List[str]        # pseudo-frames between the wait and it
+    top: List[Tuple[str, int]] = dataclasses.field(default_factory=list)
+
+    @property
+    def ns(self) -> int:
+        return sum(b - a for a, b in self.spans)
+
+    @property
+    def start(self) -> int:
+        return self.spans[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.spans[-1][1]
+
+
+@dataclasses.dataclass
+class Hold:
+    thread: str              # the waiting boot thread, "comm-pid"
+    pid: int
+    wait_fn: str
+    stack: List[str]         # the boot thread's frames down to wait_fn
+    start: int               # switched out
+    end: int                 # woken (or back on the CPU, or boot end)
+    back: int                # back on the CPU (-1: not in the trace)
+    waker: str               # "comm-pid", or what woke it, or ""
+    why: str                 # why a part is unexplained, or ""
+    blames: List[Blame]
+
+    @property
+    def ns(self) -> int:
+        return self.end - self.start
+
+    @property
+    def blamed(self) -> int:
+        return sum(b.ns for b in self.blames)
+
+    @property
+    def unexplained(self) -> int:
+        return self.ns - self.blamed
+
+
+class Tracks:
+    """Lane 0 of every track of a pid, as sorted lists, for the stack
+    of a thread at a moment and its calls in an interval."""
+
+    def __init__(self, tl: Timeline) -> None:
+        self.tl = tl
+        self.by_pid: Dict[int, List[str]] = {}
+        for key in tl.tracks:
+            self.by_pid.setdefault(pid_of(key), []).append(key)
+        self.cache: Dict[str, Tuple[List[int], List[Tuple[int, int, int,
+                                                          int]]]] = {}
+        self.first: Dict[int, int] = {}
+        for pid, keys in self.by_pid.items():
+            self.first[pid] = min(min(tl.tracks[k].s) for k in keys
+                                  if len(tl.tracks[k].s))
+
+    def _lane(self, key: str) -> Tuple[List[int], List[Tuple[int, int, int,
+                                                               int]]]:
+        got = self.cache.get(key)
+        if got is None:
+            lanes = self.tl.lanes(key)
+            recs = [(p[0], p[1], p[2], p[3]) for p in lanes[0]] \
+                if lanes else []
+            got = self.cache[key] = ([r[0] for r in recs], recs)
+        return got
+
+    def keys(self, pid: int, t: int) -> List[str]:
+        """The tracks of a pid; the one with records nearest before t
+        first (a pid renamed by exec has one track per name)."""
+        keys = self.by_pid.get(pid, [])
+        if len(keys) < 2:
+            return keys
+
+        def last_before(k: str) -> int:
+            starts = self._lane(k)[0]
+            i = bisect.bisect_right(starts, t)
+            return starts[i - 1] if i else -1
+        return sorted(keys, key=lambda k: -last_before(k))
+
+    def stack_at(self, pid: int, t: int) -> List[str]:
+        """The names of the calls of pid running at t, outermost first."""
+        names = self.tl.name_list
+        for key in self.keys(pid, t):
+            starts, recs = self._lane(key)
+            i = bisect.bisect_right(starts, t) - 1
+            want = 1 << 30
+            out: List[str] = []
+            while i >= 0 and want > 0:
+                r = recs[i]
+                if r[2] < want and r[1] > t:
+                    out.append(names[r[3]])
+                    want = r[2]
+                i -= 1
+            if out:
+                return out[::-1]
+        return []
+
+    def segments(self, pid: int, a: int, b: int
+                 ) -> Iterator[Tuple[int, int, List[str]]]:
+        """(start, end, stack) pieces of [a, b) in which the innermost
+        running call of pid is one call; [] where it is in none."""
+        names = self.tl.name_list
+        keys = self.keys(pid, b)
+        recs: List[Tuple[int, int, int, int]] = []
+        if keys:
+            starts, lane = self._lane(keys[0])
+            hi = bisect.bisect_left(starts, b)
+            lo = bisect.bisect_left(starts, a)
+            # the calls running at a, then those that start inside
+            i = lo - 1
+            want = 1 << 30
+            anc: List[Tuple[int, int, int, int]] = []
+            while i >= 0 and want > 0:
+                r = lane[i]
+                if r[2] < want and r[1] > a:
+                    anc.append(r)
+                    want = r[2]
+                i -= 1
+            recs = anc[::-1] + lane[lo:hi]
+        yield from sweep(recs, a, b, names)
+
+
+def sweep(recs: Sequence[Tuple[int, int, int, int]], a: int, b: int,
+          names: List[str]) -> Iterator[Tuple[int, int, List[str]]]:
+    """Nested records in start order, clipped to [a, b): the pieces in
+    which the innermost record is one record, with its stack."""
+    stack: List[Tuple[int, int, int, int]] = []
+    t = a
+
+    def emit(stop: int) -> Iterator[Tuple[int, int, List[str]]]:
+        nonlocal t
+        stop = min(stop, b)
+        if stop > t:
+            yield t, stop, [names[r[3]] for r in stack]
+            t = stop
+
+    for r in recs:
+        if r[0] >= b:
+            break
+        while stack and (stack[-1][1] <= r[0] or stack[-1][2] >= r[2]):
+            yield from emit(stack[-1][1])
+            stack.pop()
+        yield from emit(r[0])
+        stack.append(r)
+    while stack:
+        yield from emit(stack[-1][1])
+        stack.pop()
+    yield from emit(b)
+
+
+def top_functions(tracks: Tracks, pid: int, a: int, b: int,
+                  n: int = 3) -> List[Tuple[str, int]]:
+    """The functions pid spent most time in (local time) in [a, b)."""
+    tot: Dict[str, int] = {}
+    for s, e, stack in tracks.segments(pid, a, b):
+        if stack:
+            tot[stack[-1]] = tot.get(stack[-1], 0) + e - s
+    return sorted(tot.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
+class Finder:
+    def __init__(self, ev: SchedEvents, tracks: Tracks) -> None:
+        self.ev = ev
+        self.tracks = tracks
+        self.wakes: Dict[int, List[Wake]] = {}
+        for w in sorted(ev.wakes, key=lambda w: w.ts):
+            self.wakes.setdefault(w.pid, []).append(w)
+        self.wake_ts = {p: [w.ts for w in ws] for p, ws in
+                        self.wakes.items()}
+        self.outs: Dict[int, List[Switch]] = {}
+        self.ins: Dict[int, List[int]] = {}
+        for s in sorted(ev.switches, key=lambda s: s.ts):
+            self.outs.setdefault(s.prev, []).append(s)
+            self.ins.setdefault(s.nxt, []).append(s.ts)
+        self.out_ts = {p: [s.ts for s in ss] for p, ss in self.outs.items()}
+
+    def name(self, pid: int) -> str:
+        return "%s-%d" % (self.ev.comm.get(pid, "?"), pid)
+
+    def wake_after(self, pid: int, t: int, until: int) -> Optional[Wake]:
+        """The first wakeup of pid at t or later, before until."""
+        ts = self.wake_ts.get(pid, [])
+        i = bisect.bisect_left(ts, t)
+        if i < len(ts) and ts[i] < until:
+            w = self.wakes[pid][i]
+            if w.kind != "sched_wakeup_new":
+                return w
+        return None
+
+    def back_after(self, pid: int, t: int) -> int:
+        ts = self.ins.get(pid, [])
+        i = bisect.bisect_right(ts, t)
+        return ts[i] if i < len(ts) else -1
+
+    def work_start(self, pid: int) -> int:
+        """When the thread's work started: its creation
+        (sched_wakeup_new), else its first line in the trace."""
+        for w in self.wakes.get(pid, []):
+            if w.kind == "sched_wakeup_new":
+                return w.ts
+        first = self.tracks.first.get(pid)
+        evs = [s.ts for s in self.outs.get(pid, [])[:1]] + \
+            self.ins.get(pid, [])[:1] + [x.ts for x in self.wakes.get(
+                pid, [])[:1]]
+        cands = ([first] if first is not None else []) + evs
+        return min(cands) if cands else -1
+
+    def sleeps(self, pid: int, lo: int, hi: int
+               ) -> Iterator[Tuple[int, int, Optional[Wake]]]:
+        """The sleeps of pid that overlap [lo, hi): switched out not
+        runnable, until the wakeup (None: the trace does not have it;
+        the sleep lasts until pid is back on a CPU, else until hi)."""
+        for sw in self.outs.get(pid, []):
+            if sw.ts >= hi:
+                break
+            if sw.state.startswith("R"):
+                continue
+            back = self.back_after(pid, sw.ts)
+            w = self.wake_after(pid, sw.ts, back if back >= 0 else hi)
+            end = w.ts if w is not None else (back if back >= 0 else hi)
+            if end > lo:
+                yield sw.ts, end, w
+
+    def waker_of(self, w: Wake, woken: int
+                 ) -> Tuple[int, str, str]:
+        """(pid, name, why not) of the thread a wakeup blames; pid -1
+        when it blames none."""
+        pid = pid_of(w.by)
+        if pid < 0:
+            return -1, "", "the wakeup's line names no task (no " \
+                "funcgraph-proc, and no context switch before it)"
+        if pid == 0:
+            return -1, "<idle>", "woken from the idle task (an " \
+                "interrupt or a timer)"
+        if pid == woken:
+            return -1, self.name(pid), "woken by itself"
+        stack = self.tracks.stack_at(pid, w.ts)
+        irq = [f for f in stack if is_irq(f)]
+        if irq:
+            return -1, "%s (in %s)" % (self.name(pid), irq[0]), \
+                "woken by an interrupt (%s)" % irq[0]
+        return pid, self.name(pid), ""
+
+    def wait_stack(self, pid: int, t: int) -> Tuple[str, List[str]]:
+        stack = self.tracks.stack_at(pid, t)
+        for i in range(len(stack) - 1, -1, -1):
+            if not is_primitive(stack[i]):
+                return stack[i], stack[:i + 1]
+        if stack:
+            return stack[0], stack[:1]
+        return "(not traced)", []
+
+    def blame(self, lo: int, hi: int, w: Wake, woken: int,
+              via: List[str], prefix: List[str], depth: int,
+              out: List[Blame], lost: Dict[str, int]) -> None:
+        """Blame the waker of w for [lo, hi) from the start of its work,
+        less its own sleeps, which go to their wakers in turn."""
+        pid, name, why = self.waker_of(w, woken)
+        if hi <= lo:
+            return
+        if pid < 0:
+            lost[why] = lost.get(why, 0) + hi - lo
+            return
+        start = self.work_start(pid)
+        a = max(lo, start)
+        if a > lo:
+            lost["before %s started" % name] = \
+                lost.get("before %s started" % name, 0) + min(a, hi) - lo
+        here = prefix + ["THREAD " + name]
+        spans: List[Tuple[int, int]] = []
+        t = a
+        for s0, s1, sw in self.sleeps(pid, a, hi):
+            s0, s1 = max(s0, a), min(s1, hi)
+            if s0 > t:
+                spans.append((t, s0))
+            if s1 <= s0:
+                continue
+            t = max(t, s1)
+            if sw is None:
+                k = "%s asleep, its wakeup not in the trace" % name
+                lost[k] = lost.get(k, 0) + s1 - s0
+            elif depth >= MAX_CHAIN or name in via:
+                k = "a chain longer than %d threads, or a cycle" % MAX_CHAIN
+                lost[k] = lost.get(k, 0) + s1 - s0
+            else:
+                _, stk = self.wait_stack(pid, s0)
+                self.blame(s0, s1, sw, pid, via + [name], here + stk,
+                           depth + 1, out, lost)
+        if t < hi:
+            spans.append((t, hi))
+        if spans:
+            out.append(Blame(name, pid, spans, list(via), here))
+
+
+def find_holds(ev: SchedEvents, tl: Timeline,
+               pieces: Sequence[Tuple[str, int, int]], start: int,
+               end: int) -> List[Hold]:
+    """The waits of the boot threads (the pieces of the boot path)
+    between start and end, with their blame."""
+    tracks = Tracks(tl)
+    f = Finder(ev, tracks)
+    holds: List[Hold] = []
+    spans = [(pid_of(k), task_name(k), max(lo, start), min(hi, end))
+             for k, lo, hi in pieces]
+    for pid, track_name, lo, hi in spans:
+        for s in f.outs.get(pid, []):
+            if not lo <= s.ts < hi:
+                continue
+            if s.state.startswith("R"):
+                continue        # preempted, not waiting
+            back = f.back_after(pid, s.ts)
+            until = back if back >= 0 else end
+            w = f.wake_after(pid, s.ts, until if back >= 0 else end + 1)
+            fn, stack = f.wait_stack(pid, s.ts)
+            # as the trace's task column names it (pid 1 is still
+            # "swapper/0" in the events before it execs /init)
+            name = track_name
+            if w is None:
+                e = min(until, end)
+                holds.append(Hold(name, pid, fn, stack, s.ts, e, back, "",
+                                  "its wakeup is not in the trace", []))
+                continue
+            e = min(w.ts, end)
+            wpid, wname, why = f.waker_of(w, pid)
+            h = Hold(name, pid, fn, stack, s.ts, e, back, wname, why, [])
+            lost: Dict[str, int] = {}
+            f.blame(s.ts, e, w, pid, [], [], 0, h.blames, lost)
+            h.blames.sort(key=lambda b: b.start)
+            for b in h.blames:
+                tot: Dict[str, int] = {}
+                for a0, a1 in b.spans:
+                    for fn1, ns in top_functions(tracks, b.pid, a0, a1,
+                                                 1 << 30):
+                        tot[fn1] = tot.get(fn1, 0) + ns
+                b.top = sorted(tot.items(), key=lambda kv: (-kv[1],
+                                                            kv[0]))[:3]
+            h.why = "; ".join(k for k, _ in sorted(
+                lost.items(), key=lambda kv: -kv[1]))
+            holds.append(h)
+    holds.sort(key=lambda h: h.start)
+    return holds
+
+
+@dataclasses.dataclass
+class HoldRow:
+    """One row of the holds table: a hold with one of its blames (the
+    first row of a hold also carries the hold's own columns)."""
+
+    hold: Hold
+    blame: Optional[Blame]
+    first: bool
+
+
+def hold_rows(holds: Sequence[Hold]) -> List[HoldRow]:
+    out: List[HoldRow] = []
+    for h in holds:
+        if not h.blames:
+            out.append(HoldRow(h, None, True))
+        for i, b in enumerate(h.blames):
+            out.append(HoldRow(h, b, i == 0))
+    return out
+
+
+def _top(b: Optional[Blame]) -> str:
+    if b is None:
+        return ""
+    return ", ".join("%s %.3f" % (f, ns / 1e6) for f, ns in b.top)
+
+
+def _blamed_name(r: HoldRow) -> str:
+    if r.blame is None:
+        return "-"
+    if r.blame.via:
+        return "%s (waking %s)" % (r.blame.thread, " < ".join(
+            reversed(r.blame.via)))
+    return r.blame.thread
+
+
+def hold_columns(text: bool) -> List["Column"]:
+    from .table import Column, text_col
+
+    def own(get: Callable[[HoldRow], str]) -> Callable[[HoldRow], str]:
+        return lambda r: get(r) if r.first or not text else ""
+    ms = "%.3f"
+    return [
+        text_col("Waiting", "waiting", own(lambda r: r.hold.thread)),
+        text_col("Wait function", "wait_function",
+                 own(lambda r: r.hold.wait_fn)),
+        Column("At(s)", "start_s", own(lambda r: "%.6f" % (
+            r.hold.start / 1e9)), lambda r: round(r.hold.start / 1e9, 6)),
+        Column("Wait(ms)", "wait_us", own(lambda r: ms % (r.hold.ns / 1e6)),
+               lambda r: round(r.hold.ns / 1e3, 3),
+               lambda r: "%.3f" % (r.hold.ns / 1e3)),
+        text_col("Blamed thread", "blamed", _blamed_name, width=40),
+        Column("Blamed(ms)", "blamed_us",
+               lambda r: ms % (r.blame.ns / 1e6) if r.blame else "0.000",
+               lambda r: round(r.blame.ns / 1e3, 3) if r.blame else 0.0,
+               lambda r: "%.3f" % (r.blame.ns / 1e3 if r.blame else 0)),
+        Column("Unexplained(ms)", "unexplained_us",
+               own(lambda r: ms % (r.hold.unexplained / 1e6)),
+               lambda r: round(r.hold.unexplained / 1e3, 3),
+               lambda r: "%.3f" % (r.hold.unexplained / 1e3)),
+        text_col("Top functions of the blamed thread (ms)", "top",
+                 lambda r: _top(r.blame)),
+    ]
+
+
+def holds_dict(holds: Sequence[Hold], ev: SchedEvents,
+               note: str) -> Dict[str, object]:
+    return {
+        "events": dict(sorted(ev.seen.items())),
+        "note": note,
+        "holds": [{
+            "waiting": h.thread, "wait_function": h.wait_fn,
+            "stack": h.stack, "start_s": h.start / 1e9,
+            "end_s": h.end / 1e9,
+            "back_s": h.back / 1e9 if h.back >= 0 else None,
+            "wait_us": round(h.ns / 1e3, 3),
+            "woken_by": h.waker,
+            "blamed_us": round(h.blamed / 1e3, 3),
+            "unexplained_us": round(h.unexplained / 1e3, 3),
+            "unexplained_why": h.why if h.unexplained else "",
+            "blamed": [{
+                "thread": b.thread, "via": b.via,
+                "spans_s": [[x / 1e9, y / 1e9] for x, y in b.spans],
+                "time_us": round(b.ns / 1e3, 3),
+                "top": [{"function": f, "time_us": round(ns / 1e3, 3)}
+                        for f, ns in b.top]} for b in h.blames]}
+            for h in holds]}
+
+
+def holds_note(ev: SchedEvents, holds: Sequence[Hold]) -> str:
+    """What the holds section can say: why it is empty, or what it
+    misses."""
+    if not ev.switches:
+        return ("the trace has no sched_switch events: boot holds need "
+                "the scheduler events; boot with %s (and save the trace "
+                "with funcgraph-proc)" % SCHED_CMDLINE)
+    if not ev.wakes:
+        return ("the trace has sched_switch but no wakeup events: no "
+                "wait can be blamed; add sched:sched_waking,"
+                "sched:sched_wakeup to trace_event=")
+    if not holds:
+        return "no boot thread was switched out asleep during the boot"
+    return ""
+
+
+def write_holds_text(out: TextIO, holds: Sequence[Hold],
+                     ev: SchedEvents) -> None:
+    from .table import write_table
+    note = holds_note(ev, holds)
+    out.write("\nBoot holds: ")
+    if note:
+        out.write(note + "\n")
+        return
+    wait = sum(h.ns for h in holds)
+    blamed = sum(h.blamed for h in holds)
+    out.write("%d waits of the boot threads, %.3f ms: %.3f ms blamed on "
+              "the threads that woke them, %.3f ms unexplained\n" % (
+                  len(holds), wait / 1e6, blamed / 1e6,
+                  (wait - blamed) / 1e6))
+    write_table(out, hold_columns(True), hold_rows(holds), "text")
+    whys: Dict[str, int] = {}
+    for h in holds:
+        if h.unexplained and h.why:
+            whys[h.why] = whys.get(h.why, 0) + h.unexplained
+    for why, ns in sorted(whys.items(), key=lambda kv: -kv[1]):
+        out.write("  unexplained %.3f ms: %s\n" % (ns / 1e6, why))
