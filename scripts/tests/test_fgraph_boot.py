@@ -312,10 +312,12 @@ def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path) -> None:
 
 
 def test_bad_values_warn_and_keep_the_defaults(tmp_path: Path) -> None:
-    out = boot(tmp_path, "fgraph_boot=maybe fgraph_boot_thresh=10us")
+    out = boot(tmp_path, "fgraph_boot=maybe fgraph_boot_thresh=10us "
+               "fgraph_boot_count=lots")
     dmesg = (out / "dmesg").read_text()
     assert "fgraph_boot=maybe: expected on or off, keeping off" in dmesg
     assert "fgraph_boot_thresh=10us: expected microseconds" in dmesg
+    assert "fgraph_boot_count=lots: expected on or off, keeping on" in dmesg
     # Off by default in this config: nothing kept, no file.
     assert not (out / "trace").exists()
 
