@@ -9,8 +9,9 @@ prints them (here cut after the average):
   --------                               ---    ----            ---
   do_one_initcall                        192    1234567 us      6430.036 us
 
-The name is printed with %-30.30s (longer names are cut to 30
-characters), the hits with %10lu, then the total, average and s^2 as
+The name is printed with %-30s (whole; the function profiler's own
+files cut it at 30 characters), the hits with %10lu, then the total,
+average and s^2 as
 trace_print_graph_duration() prints a time: microseconds with up to
 three decimals, " us".  Without the graph tracer the kernel prints the
 name and hits only.
@@ -132,9 +133,8 @@ def write_counts_text(out: TextIO, c: Counts, n: int) -> None:
     """The most called functions and those with the most time, side
     by side."""
     calls = sum(x.hits for x in c.rows)
-    out.write("\nCall counts (%s: %d functions, %d calls; names cut to 30 "
-              "characters as the kernel prints them):\n" % (
-                  c.path, len(c.rows), calls))
+    out.write("\nCall counts (%s: %d functions, %d calls):\n" % (
+        c.path, len(c.rows), calls))
     left = ["%10d  %s" % (x.hits, x.name) for x in c.most_called(n)]
     right = ["%12.3f  %10.3f  %s" % (x.total_ns / 1e6, x.avg_ns / 1e3,
                                     x.name) for x in c.most_time(n)]
