@@ -764,16 +764,23 @@ subsys_initcall_sync(fgraph_boot_let_go);
 fs_initcall_sync(fgraph_boot_let_go);
 device_initcall_sync(fgraph_boot_let_go);
 
-static int __init fgraph_boot_param(char *str)
+/* An on|off parameter: a bad value leaves @flag as it is, with a warning */
+static void __init fgraph_boot_bool_param(const char *name, char *str,
+					  bool *flag)
 {
 	bool on;
 
 	if (!str || kstrtobool(str, &on)) {
-		pr_warn("fgraph_boot=%s: expected on or off, keeping %s\n",
-			str ? str : "", fgraph_boot_on ? "on" : "off");
-		return 0;
+		pr_warn("%s=%s: expected on or off, keeping %s\n", name,
+			str ? str : "", *flag ? "on" : "off");
+		return;
 	}
-	fgraph_boot_on = on;
+	*flag = on;
+}
+
+static int __init fgraph_boot_param(char *str)
+{
+	fgraph_boot_bool_param("fgraph_boot", str, &fgraph_boot_on);
 	return 0;
 }
 early_param("fgraph_boot", fgraph_boot_param);
@@ -795,18 +802,11 @@ early_param("fgraph_boot_thresh", fgraph_boot_thresh_param);
 
 static int __init fgraph_boot_count_param(char *str)
 {
-	bool on;
-
-	if (!IS_ENABLED(CONFIG_FGRAPH_BOOT_COUNT)) {
+	if (!IS_ENABLED(CONFIG_FGRAPH_BOOT_COUNT))
 		pr_warn("fgraph_boot_count=: not built in (CONFIG_FGRAPH_BOOT_COUNT)\n");
-		return 0;
-	}
-	if (!str || kstrtobool(str, &on)) {
-		pr_warn("fgraph_boot_count=%s: expected on or off, keeping %s\n",
-			str ? str : "", fgraph_boot_count_on ? "on" : "off");
-		return 0;
-	}
-	fgraph_boot_count_on = on;
+	else
+		fgraph_boot_bool_param("fgraph_boot_count", str,
+				       &fgraph_boot_count_on);
 	return 0;
 }
 early_param("fgraph_boot_count", fgraph_boot_count_param);
