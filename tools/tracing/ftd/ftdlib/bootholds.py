@@ -267,25 +267,29 @@ class Tracks:
                  ) -> Iterator[Tuple[int, int, List[str]]]:
         """(start, end, stack) pieces of [a, b) in which the innermost
         running call of pid is one call; [] where it is in none."""
-        names = self.tl.name_list
         keys = self.keys(pid, b)
-        recs: List[Tuple[int, int, int, int]] = []
         if keys:
-            starts, lane = self._lane(keys[0])
-            hi = bisect.bisect_left(starts, b)
-            lo = bisect.bisect_left(starts, a)
-            # the calls running at a, then those that start inside
-            i = lo - 1
-            want = 1 << 30
-            anc: List[Tuple[int, int, int, int]] = []
-            while i >= 0 and want > 0:
-                r = lane[i]
-                if r[2] < want and r[1] > a:
-                    anc.append(r)
-                    want = r[2]
-                i -= 1
-            recs = anc[::-1] + lane[lo:hi]
-        yield from sweep(recs, a, b, names)
+            yield from self.lane_segments(keys[0], a, b)
+        else:
+            yield from sweep([], a, b, self.tl.name_list)
+
+    def lane_segments(self, key: str, a: int, b: int
+                      ) -> Iterator[Tuple[int, int, List[str]]]:
+        """segments() of one track: the calls running at a, then those
+        that start inside [a, b)."""
+        starts, lane = self._lane(key)
+        hi = bisect.bisect_left(starts, b)
+        lo = bisect.bisect_left(starts, a)
+        i = lo - 1
+        want = 1 << 30
+        anc: List[Tuple[int, int, int, int]] = []
+        while i >= 0 and want > 0:
+            r = lane[i]
+            if r[2] < want and r[1] > a:
+                anc.append(r)
+                want = r[2]
+            i -= 1
+        yield from sweep(anc[::-1] + lane[lo:hi], a, b, self.tl.name_list)
 
 
 def sweep(recs: Sequence[Tuple[int, int, int, int]], a: int, b: int,

@@ -19,7 +19,7 @@ from typing import Dict, Iterator, List, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape
 
 from .boot import BootView, is_console, is_delay
-from .bootholds import Blame, Hold, Tracks, sweep
+from .bootholds import Blame, Hold, Tracks
 from .svg import ROW, SCRIPT, Highlighter, _frame, _head
 from .timeline import Timeline
 
@@ -45,23 +45,6 @@ class Node:
         self.kids: Dict[str, "Node"] = {}
 
 
-def _segments(tracks: Tracks, key: str, a: int, b: int
-              ) -> Iterator[Tuple[int, int, List[str]]]:
-    starts, lane = tracks._lane(key)
-    hi = bisect.bisect_left(starts, b)
-    lo = bisect.bisect_left(starts, a)
-    i = lo - 1
-    want = 1 << 30
-    anc = []
-    while i >= 0 and want > 0:
-        r = lane[i]
-        if r[2] < want and r[1] > a:
-            anc.append(r)
-            want = r[2]
-        i -= 1
-    yield from sweep(anc[::-1] + lane[lo:hi], a, b, tracks.tl.name_list)
-
-
 def boot_stacks(view: BootView, tl: Timeline, holds: Sequence[Hold]
                 ) -> Iterator[Tuple[int, int, List[str]]]:
     """(start, end, stack) of the boot path in time order, holds
@@ -75,7 +58,7 @@ def boot_stacks(view: BootView, tl: Timeline, holds: Sequence[Hold]
         lo, hi = max(lo, view.start), min(hi, view.end)
         if lo >= hi:
             continue
-        for s, e, stack in _segments(tracks, key, lo, hi):
+        for s, e, stack in tracks.lane_segments(key, lo, hi):
             if not stack:
                 stack = [NOT_TRACED]
             i = max(bisect.bisect_right(bstart, s) - 1, 0)
