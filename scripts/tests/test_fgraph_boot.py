@@ -56,10 +56,11 @@ def built() -> None:
 
 
 def boot(tmp_path: Path, append: str, smp: int = 1,
-         config: str = "patched") -> Path:
-    """Boot CONFIG with APPEND on the command line; the guest's /out."""
+         config: str = "patched", script: str = COPY) -> Path:
+    """Boot CONFIG with APPEND on the command line, run SCRIPT; the
+    guest's /out."""
     job = tmp_path / "job.sh"
-    job.write_text(COPY)
+    job.write_text(script)
     out = tmp_path / "out"
     proc = subprocess.run(
         [str(WORKBENCH), "run", config, "--no-build", "--quiet",
@@ -368,18 +369,11 @@ def hits(rows: List[Tuple[str, int, float, float]], name: str) -> int:
 # every initcall is counted once, on both CPUs.
 @pytest.mark.parametrize("main_tracer", [False, True])
 def test_counts_every_call_of_boot(tmp_path: Path, main_tracer: bool) -> None:
-    job = tmp_path / "job.sh"
-    job.write_text(COUNT_COPY)
-    out = tmp_path / "out"
     append = ("fgraph_boot=on fgraph_boot_thresh=100 initcall_debug "
               "log_buf_len=1M")
     if main_tracer:
         append += " ftrace=function_graph tracing_thresh=100"
-    proc = subprocess.run(
-        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
-         "--smp", "2", "--append", append, "--out", str(out), str(job)],
-        capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = boot(tmp_path, append, smp=2, script=COUNT_COPY)
     dmesg = (out / "dmesg").read_text()
     for bad in ("WARNING:", "BUG:", "Oops", "not counted"):
         assert bad not in dmesg, dmesg[dmesg.index(bad) - 200:][:3000]
@@ -400,12 +394,5 @@ def test_counts_every_call_of_boot(tmp_path: Path, main_tracer: bool) -> None:
 
 
 def test_no_counts_when_off(tmp_path: Path) -> None:
-    job = tmp_path / "job.sh"
-    job.write_text(COUNT_COPY)
-    out = tmp_path / "out"
-    proc = subprocess.run(
-        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
-         "--smp", "1", "--out", str(out), str(job)],
-        capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = boot(tmp_path, "", script=COUNT_COPY)
     assert not (out / "counts").exists()
