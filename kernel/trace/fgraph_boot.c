@@ -637,8 +637,12 @@ static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace
 
 	if (!call)
 		return 0;
-	call->time = fgraph_boot_now();
-	return call->slot >= 0 || READ_ONCE(fgraph_boot_counting);
+	/* Only the counts read it, and counting never starts again */
+	if (READ_ONCE(fgraph_boot_counting)) {
+		call->time = fgraph_boot_now();
+		return 1;
+	}
+	return call->slot >= 0;
 }
 
 static __init notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trace,
