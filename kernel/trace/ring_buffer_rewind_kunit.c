@@ -764,6 +764,94 @@ static void rw_test_spliced(struct kunit *test)
 	rw_expect_empty(test);
 }
 
+/*
+ * Fill the page being written with events i at 1000 + i, then write one
+ * that opens the next page at @next_ts, marked when @mark is given.
+ * Returns how many filled the page.
+ */
+static u32 rw_fill_page(struct kunit *test, u64 next_ts,
+			struct ring_buffer_rewind_mark *mark)
+{
+	struct rw_ctx *ctx = test->priv;
+	unsigned int room = ring_buffer_subbuf_size_get(ctx->buffer) -
+			    RW_PAGE_HDR_SIZE;
+	u32 n = room / RW_EVENT_SIZE;
+	u32 i;
+
+	for (i = 1; i <= n; i++)
+		rw_write(test, i, 1000 + i, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 1, next_ts, mark));
+	return n;
+}
+
+/*
+ * With a rewind window, a consuming reader leaves alone the page being
+ * written, however old its events, and a page until the first event of
+ * the next one is older than the window. What it leaves can still be
+ * rewound; when recording stops, it reads everything.
+ */
+static void rw_test_window(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	u32 i, n;
+
+	ring_buffer_set_rewind_window(ctx->buffer, 500);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
+	rw_now = 5000;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_expect_empty(test);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+
+	n = rw_fill_page(test, 2000, &mark);
+	rw_now = 2499;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_expect_empty(test);
+	rw_now = 2500;
+	KUNIT_EXPECT_FALSE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	for (i = 1; i <= n; i++)
+		rw_expect_event(test, i, 1000 + i);
+	rw_expect_empty(test);
+	/* The event that opened the page being written is still the last */
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	rw_expect_counts(test, 2, 0);
+
+	rw_write(test, n + 2, 3000, NULL);
+	rw_expect_empty(test);
+	ring_buffer_record_off(ctx->buffer);
+	rw_expect_event(test, n + 2, 3000);
+	rw_expect_empty(test);
+}
+
+/*
+ * A reader that took an older page while an event was open cannot have
+ * read the event: it can still be padded. Only a take of its own page
+ * refuses that.
+ */
+static void rw_test_window_padding(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	u32 i, n;
+
+	ring_buffer_set_rewind_window(ctx->buffer, 500);
+	n = rw_fill_page(test, 2000, NULL);
+	rw_write_len(test, n + 2, 2001, RW_PAD_DATA, &mark);
+	/* Written after the marked event: it can only be padded now */
+	rw_write(test, n + 3, 2002, NULL);
+	rw_now = 2600;
+	for (i = 1; i <= n; i++)
+		rw_expect_event(test, i, 1000 + i);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	rw_expect_counts(test, 0, 0);
+	rw_expect_padded(test, 1);
+
+	ring_buffer_record_off(ctx->buffer);
+	rw_expect_event(test, n + 1, 2000);
+	rw_expect_event(test, n + 3, 2002);
+	rw_expect_empty(test);
+}
+
 static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_after_commit),
 	KUNIT_CASE(rw_test_time_extend),
@@ -785,6 +873,8 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_swapped),
 	KUNIT_CASE(rw_test_resized),
 	KUNIT_CASE(rw_test_spliced),
+	KUNIT_CASE(rw_test_window),
+	KUNIT_CASE(rw_test_window_padding),
 	{}
 };
 
