@@ -1,0 +1,378 @@
+# SPDX-License-Identifier: GPL-2.0
+"""trace-cmd, as kernel developers capture function_graph, on the
+patched kernel, read back with the host's trace-cmd and with ftd.
+
+One boot of the patched kernel with two CPUs and Debian's armhf
+trace-cmd (`workbench run --with trace-cmd`) makes two captures of the
+same workload, function_graph filtered to sys_getdents64 with
+tracing_thresh and funcgraph-thresh-tree:
+
+record
+    `trace-cmd record -k`: its per-CPU recorders splice pages out of
+    trace_pipe_raw while the workload runs, a consuming reader that the
+    ring buffer rewind must survive.  `-k` keeps the buffers, so the
+    per-CPU stats (rewinds refused among them) are read in the guest
+    after the run.  The data itself is consumed: the tracefs `trace`
+    file has nothing of this run left to compare with.  So ftd's reading
+    of `trace-cmd report` is checked against the same trace.dat decoded
+    another way: `trace-cmd report -R` prints each event's raw fields,
+    and every funcgraph_exit carries its own calltime and rettime.  The
+    calls ftd counts, (task, function, printed duration), must be those
+    of the raw exits, one for one.
+extract
+    `trace-cmd start`, the workload, `trace-cmd stop`; then the tracefs
+    `trace` file is read (it does not consume), and only then `trace-cmd
+    extract` takes the same buffers into a trace.dat.  That is the
+    comparison with "the same run's tracefs text": ftd on the kernel's
+    own text and ftd on `trace-cmd report` of the extracted data must
+    give the same calls (task, CPU, function, duration, start).  No
+    reader runs while the workload does, so this capture does not
+    exercise the rewind against a reader; the record capture does.
+
+For each capture, on the raw events and by ftd's counters:
+
+- The trace nests: per task, an exit closes the call opened last at
+  its depth, each call lies within its caller by calltime and rettime,
+  and no call is left open.  One thing is allowed: calls one level
+  deeper than the calls open.  fgraph lowers a task's depth only after
+  the return callbacks ran, so an interrupt taken in that window (after
+  the tracer rewound a short call's entry) records its calls at the
+  short call's depth + 1 and under no entry.  It is not rare: an
+  interrupt that fell due while the return callback ran with interrupts
+  off (a timer tick, most often) is taken as soon as the callback
+  enables them again, inside that window.  ftd must count exactly those
+  calls as having an unknown caller, not guess one.
+- No call is shorter than tracing_thresh, except as many per CPU as
+  that CPU's stats say rewinds were refused (an entry a reader had
+  already taken cannot be rewound, so its short call stays).
+
+Make check builds the patched kernel before this step; run alone,
+build it first (`scripts/workbench build patched`): the test boots the
+last build as it is (`--no-build`).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Counter, Dict, List, Optional, Tuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WORKBENCH = REPO / "scripts" / "workbench"
+FTD = REPO / "tools" / "tracing" / "ftd" / "ftd"
+THRESH_US = 100
+GRAPH_FUNCTION = "sys_getdents64"
+WORKLOAD = "find /sys/kernel/mm /sys/devices/system"
+
+# Shell functions of the job, also sourced by the shell that trace-cmd
+# record runs (sh -c does not inherit them).
+FUNCTIONS = """
+T=/sys/kernel/tracing
+stats() {
+    for d in $T/per_cpu/cpu*; do echo "${d##*/}"; cat "$d/stats"; done
+}
+settings() {
+    for f in tracing_thresh current_tracer set_graph_function \\
+            options/funcgraph-thresh-tree; do
+        echo "$f: $(cat $T/$f)"
+    done
+}
+"""
+
+JOB = f"""
+. /in/functions.sh
+echo {THRESH_US} > $T/tracing_thresh
+trace-cmd record -k -p function_graph -g {GRAPH_FUNCTION} \\
+    -O funcgraph-thresh-tree -o /out/record.dat \\
+    sh -c '. /in/functions.sh; settings > /out/record-settings
+           {WORKLOAD} > /dev/null' > /out/record.log 2>&1 || {{
+    cat /out/record.log; exit 10; }}
+stats > /out/record-stats
+
+echo nop > $T/current_tracer
+echo {THRESH_US} > $T/tracing_thresh
+trace-cmd start -p function_graph -g {GRAPH_FUNCTION} \\
+    -O funcgraph-thresh-tree > /out/start.log 2>&1 || {{
+    cat /out/start.log; exit 11; }}
+settings > /out/extract-settings
+{WORKLOAD} > /dev/null
+trace-cmd stop
+echo 1 > $T/options/funcgraph-abstime
+echo 1 > $T/options/funcgraph-proc
+cat $T/trace > /out/extract-trace.txt
+cat /proc/kallsyms > /out/kallsyms
+stats > /out/extract-stats
+trace-cmd extract -o /out/extract.dat > /out/extract.log 2>&1 || {{
+    cat /out/extract.log; exit 12; }}
+exit 0
+"""
+
+# `trace-cmd report -R`: "comm-pid [CPU] TS: funcgraph_entry: func=F
+# depth=D" and "... funcgraph_exit: func=F retval=R depth=D overrun=O
+# calltime=0x... rettime=0x..."
+RAW_RE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): "
+                    r"funcgraph_(entry|exit):\s+(.*)$")
+STAT_RE = re.compile(r"^cpu(\d+)$")
+
+Call = Tuple[int, str, int]  # pid, function, duration ns
+
+
+@pytest.fixture(scope="module")
+def guest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Boot once, make both captures; the guest's /out."""
+    if shutil.which("trace-cmd") is None:
+        pytest.fail("no trace-cmd on the host: run scripts/install-deps")
+    tmp = tmp_path_factory.mktemp("tracecmd")
+    job = tmp / "job.sh"
+    job.write_text(JOB)
+    (tmp / "functions.sh").write_text(FUNCTIONS)
+    out = tmp / "out"
+    proc = subprocess.run(
+        [str(WORKBENCH), "run", "patched", "--no-build", "--quiet",
+         "--smp", "2", "--with", "trace-cmd",
+         "--file", f"functions.sh={tmp / 'functions.sh'}",
+         "--out", str(out), str(job)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for name in ("record", "extract"):
+        print(f"--- {name}: per-CPU stats after the run")
+        print((out / f"{name}-stats").read_text())
+    return out
+
+
+def report(dat: Path, *args: str) -> str:
+    proc = subprocess.run(["trace-cmd", "report", *args, str(dat)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def report_file(out: Path, name: str) -> Path:
+    """`trace-cmd report` of NAME.dat, saved beside it."""
+    path = out / f"{name}-report.txt"
+    if not path.exists():
+        path.write_text(report(out / f"{name}.dat"))
+    return path
+
+
+def ftd(*args: str) -> str:
+    proc = subprocess.run([str(FTD), *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc.stdout
+
+
+def ftd_calls(trace: Path) -> List[Dict[str, object]]:
+    """Every call ftd counts, one record each (`ftd slowest '*'`)."""
+    return list(json.loads(ftd("slowest", "--strict", "-f", "json",
+                               "-n", "1000000", str(trace), "*")))
+
+
+def refused(stats: str) -> Dict[int, int]:
+    """Rewinds refused per CPU, from the stats() dump of the job."""
+    got: Dict[int, int] = {}
+    cpu = -1
+    for line in stats.splitlines():
+        m = STAT_RE.match(line)
+        if m:
+            cpu = int(m.group(1))
+        elif line.startswith("rewinds refused:"):
+            got[cpu] = int(line.split(":")[1])
+    assert got, stats
+    return got
+
+
+@dataclass
+class Raw:
+    """The calls of `trace-cmd report -R` output and how they nest."""
+    calls: List[Tuple[int, Call]] = field(default_factory=list)  # exit CPU
+    errors: List[str] = field(default_factory=list)
+    # calls one level deeper than the calls open, and their siblings:
+    # they interrupted the return of a call that was rewound (see the
+    # module docstring), so their caller is not in the trace
+    gaps: List[str] = field(default_factory=list)
+
+
+# An open call: function (None for the rewound call under a gap), depth,
+# and the calltime and rettime of its callees.
+Frame = Tuple[Optional[str], int, List[Tuple[int, int]]]
+
+
+def raw_calls(text: str) -> Raw:
+    """Per task: an entry's depth is the number of calls open, or one
+    more (a gap); an exit closes the call opened last at its depth (same
+    function); each call lies within its caller by calltime and rettime;
+    no call is left open."""
+    raw = Raw()
+    open_: Dict[int, List[Frame]] = collections.defaultdict(list)
+
+    def close_gaps(stack: List[Frame], depth: int, n: int) -> None:
+        # the call whose return was interrupted has returned by now
+        while len(stack) > depth and stack[-1][0] is None:
+            stack.pop()
+        if len(stack) > depth:
+            raw.errors.append(f"line {n}: depth {depth}, but "
+                              f"{[f[:2] for f in stack]} are open")
+
+    for n, line in enumerate(text.splitlines(), 1):
+        m = RAW_RE.match(line)
+        if not m:
+            continue
+        pid, cpu, kind = int(m.group(2)), int(m.group(3)), m.group(5)
+        fields = dict(f.split("=", 1) for f in m.group(6).split()
+                      if "=" in f)
+        func, depth = fields["func"], int(fields["depth"])
+        stack = open_[pid]
+        if kind == "entry":
+            close_gaps(stack, depth, n)
+            if depth == len(stack) + 1:
+                stack.append((None, len(stack), []))
+            elif depth != len(stack):
+                raw.errors.append(f"line {n}: depth {depth} with "
+                                  f"{len(stack)} calls open: {line.strip()}")
+                continue
+            if stack and stack[-1][0] is None:
+                raw.gaps.append(line.strip())
+            stack.append((func, depth, []))
+            continue
+        start, end = int(fields["calltime"], 0), int(fields["rettime"], 0)
+        raw.calls.append((cpu, (pid, func, end - start)))
+        close_gaps(stack, depth + 1, n)
+        if not stack or stack[-1][:2] != (func, depth):
+            raw.errors.append(f"line {n}: closes {func} at depth {depth}, "
+                              f"open: {[f[:2] for f in stack]}")
+            continue
+        _, _, children = stack.pop()
+        for c_start, c_end in children:
+            if c_start < start or c_end > end:
+                raw.errors.append(f"line {n}: {func} [{start}, {end}] does "
+                                  f"not hold a callee at [{c_start}, {c_end}]")
+        # the caller of a call under a gap is the call below the gap
+        for frame in reversed(stack):
+            if frame[0] is not None:
+                frame[2].append((start, end))
+                break
+    for pid, stack in open_.items():
+        if any(f[0] is not None for f in stack):
+            raw.errors.append(f"pid {pid}: calls never closed: "
+                              f"{[f[:2] for f in stack]}")
+    return raw
+
+
+def short_calls(calls: List[Tuple[int, Call]]) -> Counter[int]:
+    return collections.Counter(cpu for cpu, (_, _, dur) in calls
+                               if dur < THRESH_US * 1000)
+
+
+def check_settings(out: Path, name: str) -> None:
+    text = (out / f"{name}-settings").read_text()
+    for want in (f"tracing_thresh: {THRESH_US}",
+                 "current_tracer: function_graph",
+                 f"set_graph_function: {GRAPH_FUNCTION}",
+                 "options/funcgraph-thresh-tree: 1"):
+        assert want in text.splitlines(), text
+
+
+def ftd_pairs(trace: Path) -> Counter[Call]:
+    return collections.Counter(
+        (int(str(c["task"]).rsplit("-", 1)[1]), str(c["function"]),
+         round(float(str(c["duration_us"])) * 1000))
+        for c in ftd_calls(trace))
+
+
+@pytest.mark.parametrize("name", ["record", "extract"])
+def test_nested(guest: Path, name: str) -> None:
+    check_settings(guest, name)
+    raw = raw_calls(report(guest / f"{name}.dat", "-R"))
+    assert raw.calls, "no calls traced"
+    assert not raw.errors, "\n".join(raw.errors[:20])
+    print(f"{name}: {len(raw.calls)} calls, {len(raw.gaps)} under a "
+          "rewound call's interrupted return")
+    for line in raw.gaps:
+        print(f"  {line}")
+    info = json.loads(ftd("info", "--strict", "-f", "json",
+                          str(report_file(guest, name))))
+    assert info["tracer"] == "function_graph (trace-cmd report)"
+    for key in ("malformed", "returns_without_entry", "entries_without_return",
+                "lost_returns", "calls_cut", "returns_contradicting_entry",
+                "returns_not_paired_by_time", "lost_event_markers"):
+        assert info[key] == 0, (key, info[key])
+    assert info["calls_counted"] == len(raw.calls)
+    # ftd does not guess the caller that the trace does not have
+    assert info["calls_with_unknown_caller"] == len(raw.gaps)
+
+
+@pytest.mark.parametrize("name", ["record", "extract"])
+def test_no_call_below_the_threshold(guest: Path, name: str) -> None:
+    raw = raw_calls(report(guest / f"{name}.dat", "-R"))
+    below = short_calls(raw.calls)
+    allowed = refused((guest / f"{name}-stats").read_text())
+    print(f"{name}: {len(raw.calls)} calls, below {THRESH_US} us per CPU: "
+          f"{dict(below)}, rewinds refused per CPU: {allowed}")
+    # ftd sees the same short calls in the report's printed durations
+    printed = collections.Counter(
+        int(str(c["cpu"])) for c in ftd_calls(report_file(guest, name))
+        if float(str(c["duration_us"])) < THRESH_US)
+    assert sum(printed.values()) == sum(below.values())
+    over = {cpu: n for cpu, n in below.items() if n > allowed.get(cpu, 0)}
+    assert not over, (f"{name}: calls below {THRESH_US} us per CPU "
+                      f"{dict(below)}, rewinds refused {allowed}")
+
+
+def test_record_ftd_matches_raw_events(guest: Path) -> None:
+    raw = collections.Counter(
+        call for _, call in raw_calls(report(guest / "record.dat",
+                                             "-R")).calls)
+    got = ftd_pairs(report_file(guest, "record"))
+    assert got == raw, (f"only in ftd: {list((got - raw).items())[:10]}, "
+                        f"only raw: {list((raw - got).items())[:10]}")
+
+
+def kallsyms(path: Path) -> Dict[str, str]:
+    """Symbol name -> address, from the guest's /proc/kallsyms."""
+    names: Dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        addr, _, name = line.split()[:3]
+        names.setdefault(name, addr)
+    return names
+
+
+def test_extract_ftd_matches_tracefs_text(guest: Path) -> None:
+    """ftd on the kernel's text and on trace-cmd's report of the same
+    buffers: the same calls, with two differences the sources make.
+    The kernel names a function by one symbol and trace-cmd may pick an
+    alias at the same address (sys_getdents64, __se_sys_getdents64), so
+    functions are compared by address; the kernel cuts its time stamps
+    to the microsecond and trace-cmd rounds them, so starts may differ by
+    1 us."""
+    addr = kallsyms(guest / "kallsyms")
+
+    def per_call(trace: Path) -> List[Tuple[Tuple[int, int, str, int],
+                                            int, str]]:
+        calls = []
+        for c in ftd_calls(trace):
+            func = str(c["function"])
+            assert func in addr, f"{trace.name}: {func} not in kallsyms"
+            # The tracefs text cuts the task name to 7 characters: the pid.
+            key = (int(str(c["task"]).rsplit("-", 1)[1]), int(str(c["cpu"])),
+                   addr[func], round(float(str(c["duration_us"])) * 1000))
+            calls.append((key, round(float(str(c["start_s"])) * 1e6), func))
+        return sorted(calls)
+
+    from_text = per_call(guest / "extract-trace.txt")
+    from_tc = per_call(report_file(guest, "extract"))
+    assert from_text, "no calls in the tracefs text"
+    assert [c[0] for c in from_text] == [c[0] for c in from_tc]
+    moved = [(a, b) for a, b in zip(from_text, from_tc)
+             if abs(a[1] - b[1]) > 1]
+    assert not moved, moved[:10]
+    renamed = {(a[2], b[2]) for a, b in zip(from_text, from_tc)
+               if a[2] != b[2]}
+    print(f"extract: {len(from_text)} calls alike; named differently: "
+          f"{sorted(renamed)}")
