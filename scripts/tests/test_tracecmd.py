@@ -40,8 +40,20 @@ For each capture, on the raw events and by ftd's counters:
   short call's depth + 1 and under no entry.  It is not rare: an
   interrupt that fell due while the return callback ran with interrupts
   off (a timer tick, most often) is taken as soon as the callback
-  enables them again, inside that window.  ftd must count exactly those
-  calls as having an unknown caller, not guess one.
+  enables them again, inside that window.  Such calls must be what the
+  interrupt entry calls (IRQ_ENTRY): anything else one level too deep
+  would be a slow call lost with both its entry and its return.  ftd
+  must count exactly those calls as having an unknown caller, not guess
+  one.
+- ftd pairs a return with its entry only if the entry's stamp is within
+  200 us of the return's stamp less the printed duration.  An event's
+  stamp is taken when it is written, calltime and rettime when the
+  function is entered and left; under TCG on a busy host the vCPU may
+  stall between the two (one run in four or so has a return written
+  300 us after its rettime).  ftd then ends the calls open there (calls
+  cut, and the return counted as contradicting its entry): it may do so
+  only at returns whose raw stamps, calltime and rettime disagree that
+  much, and only with the calls open there.
 - No call is shorter than tracing_thresh, except as many per CPU as
   that CPU's stats say rewinds were refused (an entry a reader had
   already taken cannot be rewound, so its short call stays).
@@ -114,7 +126,7 @@ trace-cmd extract -o /out/extract.dat > /out/extract.log 2>&1 || {{
 exit 0
 """
 
-# `trace-cmd report -R`: "comm-pid [CPU] TS: funcgraph_entry: func=F
+# `trace-cmd report -R -t`: "comm-pid [CPU] TS: funcgraph_entry: func=F
 # depth=D" and "... funcgraph_exit: func=F retval=R depth=D overrun=O
 # calltime=0x... rettime=0x..."
 RAW_RE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): "
@@ -122,6 +134,12 @@ RAW_RE = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): "
 STAT_RE = re.compile(r"^cpu(\d+)$")
 
 Call = Tuple[int, str, int]  # pid, function, duration ns
+
+# What ARM's interrupt entry (__irq_svc, whose generic_handle_arch_irq
+# is noinstr) calls first, on QEMU's virt machine with its GIC: the
+# only calls that may appear one level too deep (see the docstring).
+IRQ_ENTRY = ("gic_handle_irq", "irq_enter", "irq_exit",
+             "preempt_schedule_irq")
 
 
 @pytest.fixture(scope="module")
@@ -188,20 +206,41 @@ def refused(stats: str) -> Dict[int, int]:
     return got
 
 
+# How far apart ftd lets an entry's stamp and its return's stamp less
+# the printed duration be (Documentation/tools/ftd/ftd.rst, "INPUT
+# FORMAT"): farther apart, it ends the task's open calls there.
+SKEW_NS = 200_000
+
+
+@dataclass
+class Frame:
+    """An open call; func None for the rewound call under a gap."""
+    func: Optional[str]
+    depth: int
+    stamp: int = 0    # the entry event's time stamp, ns
+    children: List[Tuple[int, int]] = field(default_factory=list)
+    skewed: bool = False
+
+
 @dataclass
 class Raw:
-    """The calls of `trace-cmd report -R` output and how they nest."""
+    """The calls of `trace-cmd report -R -t` output and how they nest."""
     calls: List[Tuple[int, Call]] = field(default_factory=list)  # exit CPU
     errors: List[str] = field(default_factory=list)
     # calls one level deeper than the calls open, and their siblings:
     # they interrupted the return of a call that was rewound (see the
     # module docstring), so their caller is not in the trace
     gaps: List[str] = field(default_factory=list)
+    # the calls open at a return whose event stamps disagree with its
+    # calltime and rettime by more than SKEW_NS, and that return's
+    # call: ftd may end them there (calls_cut)
+    skewed: Counter[Call] = field(default_factory=collections.Counter)
+    skewed_returns: int = 0  # the returns themselves
 
 
-# An open call: function (None for the rewound call under a gap), depth,
-# and the calltime and rettime of its callees.
-Frame = Tuple[Optional[str], int, List[Tuple[int, int]]]
+def stamp_ns(text: str) -> int:
+    sec, frac = text.split(".")
+    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
 
 
 def raw_calls(text: str) -> Raw:
@@ -214,17 +253,19 @@ def raw_calls(text: str) -> Raw:
 
     def close_gaps(stack: List[Frame], depth: int, n: int) -> None:
         # the call whose return was interrupted has returned by now
-        while len(stack) > depth and stack[-1][0] is None:
+        while len(stack) > depth and stack[-1].func is None:
             stack.pop()
         if len(stack) > depth:
             raw.errors.append(f"line {n}: depth {depth}, but "
-                              f"{[f[:2] for f in stack]} are open")
+                              f"{[(f.func, f.depth) for f in stack]} "
+                              "are open")
 
     for n, line in enumerate(text.splitlines(), 1):
         m = RAW_RE.match(line)
         if not m:
             continue
         pid, cpu, kind = int(m.group(2)), int(m.group(3)), m.group(5)
+        stamp = stamp_ns(m.group(4))
         fields = dict(f.split("=", 1) for f in m.group(6).split()
                       if "=" in f)
         func, depth = fields["func"], int(fields["depth"])
@@ -232,37 +273,60 @@ def raw_calls(text: str) -> Raw:
         if kind == "entry":
             close_gaps(stack, depth, n)
             if depth == len(stack) + 1:
-                stack.append((None, len(stack), []))
+                stack.append(Frame(None, len(stack)))
             elif depth != len(stack):
                 raw.errors.append(f"line {n}: depth {depth} with "
                                   f"{len(stack)} calls open: {line.strip()}")
                 continue
-            if stack and stack[-1][0] is None:
+            if stack and stack[-1].func is None:
                 raw.gaps.append(line.strip())
-            stack.append((func, depth, []))
+                if func not in IRQ_ENTRY:
+                    raw.errors.append(f"line {n}: {func} one level too "
+                                      "deep, not called from an interrupt "
+                                      f"entry: {line.strip()}")
+            stack.append(Frame(func, depth, stamp))
             continue
         start, end = int(fields["calltime"], 0), int(fields["rettime"], 0)
-        raw.calls.append((cpu, (pid, func, end - start)))
+        call = (pid, func, end - start)
+        raw.calls.append((cpu, call))
         close_gaps(stack, depth + 1, n)
-        if not stack or stack[-1][:2] != (func, depth):
+        if not stack or (stack[-1].func, stack[-1].depth) != (func, depth):
             raw.errors.append(f"line {n}: closes {func} at depth {depth}, "
-                              f"open: {[f[:2] for f in stack]}")
+                              "open: "
+                              f"{[(f.func, f.depth) for f in stack]}")
             continue
-        _, _, children = stack.pop()
-        for c_start, c_end in children:
+        frame = stack.pop()
+        if abs((stamp - end) - (frame.stamp - start)) > SKEW_NS:
+            raw.skewed_returns += 1
+            frame.skewed = True
+            for f in stack:
+                f.skewed = True
+        if frame.skewed:
+            raw.skewed[call] += 1
+        for c_start, c_end in frame.children:
             if c_start < start or c_end > end:
                 raw.errors.append(f"line {n}: {func} [{start}, {end}] does "
                                   f"not hold a callee at [{c_start}, {c_end}]")
         # the caller of a call under a gap is the call below the gap
-        for frame in reversed(stack):
-            if frame[0] is not None:
-                frame[2].append((start, end))
+        for f in reversed(stack):
+            if f.func is not None:
+                f.children.append((start, end))
                 break
     for pid, stack in open_.items():
-        if any(f[0] is not None for f in stack):
+        if any(f.func is not None for f in stack):
             raw.errors.append(f"pid {pid}: calls never closed: "
-                              f"{[f[:2] for f in stack]}")
+                              f"{[(f.func, f.depth) for f in stack]}")
     return raw
+
+
+_raw: Dict[Path, Raw] = {}
+
+
+def raw_of(dat: Path) -> Raw:
+    """raw_calls() of a trace.dat, once."""
+    if dat not in _raw:
+        _raw[dat] = raw_calls(report(dat, "-R", "-t"))
+    return _raw[dat]
 
 
 def short_calls(calls: List[Tuple[int, Call]]) -> Counter[int]:
@@ -289,49 +353,61 @@ def ftd_pairs(trace: Path) -> Counter[Call]:
 @pytest.mark.parametrize("name", ["record", "extract"])
 def test_nested(guest: Path, name: str) -> None:
     check_settings(guest, name)
-    raw = raw_calls(report(guest / f"{name}.dat", "-R"))
+    raw = raw_of(guest / f"{name}.dat")
     assert raw.calls, "no calls traced"
     assert not raw.errors, "\n".join(raw.errors[:20])
     print(f"{name}: {len(raw.calls)} calls, {len(raw.gaps)} under a "
-          "rewound call's interrupted return")
+          "rewound call's interrupted return, "
+          f"{sum(raw.skewed.values())} open at a return whose stamps "
+          "disagree with its calltime and rettime")
     for line in raw.gaps:
         print(f"  {line}")
     info = json.loads(ftd("info", "--strict", "-f", "json",
                           str(report_file(guest, name))))
     assert info["tracer"] == "function_graph (trace-cmd report)"
     for key in ("malformed", "returns_without_entry", "entries_without_return",
-                "lost_returns", "calls_cut", "returns_contradicting_entry",
-                "returns_not_paired_by_time", "lost_event_markers"):
+                "lost_returns", "returns_not_paired_by_time",
+                "lost_event_markers"):
         assert info[key] == 0, (key, info[key])
-    assert info["calls_counted"] == len(raw.calls)
     # ftd does not guess the caller that the trace does not have
     assert info["calls_with_unknown_caller"] == len(raw.gaps)
+    # ftd ends the calls open at a return whose stamps disagree with its
+    # duration, the only returns it may call contradicting their entry
+    assert info["returns_contradicting_entry"] <= raw.skewed_returns
+    assert info["calls_cut"] <= sum(raw.skewed.values())
+    assert info["calls_counted"] == len(raw.calls) - info["calls_cut"]
 
 
 @pytest.mark.parametrize("name", ["record", "extract"])
 def test_no_call_below_the_threshold(guest: Path, name: str) -> None:
-    raw = raw_calls(report(guest / f"{name}.dat", "-R"))
+    raw = raw_of(guest / f"{name}.dat")
     below = short_calls(raw.calls)
     allowed = refused((guest / f"{name}-stats").read_text())
     print(f"{name}: {len(raw.calls)} calls, below {THRESH_US} us per CPU: "
           f"{dict(below)}, rewinds refused per CPU: {allowed}")
-    # ftd sees the same short calls in the report's printed durations
+    # ftd sees the same short calls in the report's printed durations,
+    # but for those it cut (test_nested)
+    short = collections.Counter(call for _, call in raw.calls
+                                if call[2] < THRESH_US * 1000)
     printed = collections.Counter(
-        int(str(c["cpu"])) for c in ftd_calls(report_file(guest, name))
-        if float(str(c["duration_us"])) < THRESH_US)
-    assert sum(printed.values()) == sum(below.values())
+        call for call in ftd_pairs(report_file(guest, name)).elements()
+        if call[2] < THRESH_US * 1000)
+    assert not printed - short
+    assert not (short - printed) - raw.skewed
     over = {cpu: n for cpu, n in below.items() if n > allowed.get(cpu, 0)}
     assert not over, (f"{name}: calls below {THRESH_US} us per CPU "
                       f"{dict(below)}, rewinds refused {allowed}")
 
 
 def test_record_ftd_matches_raw_events(guest: Path) -> None:
-    raw = collections.Counter(
-        call for _, call in raw_calls(report(guest / "record.dat",
-                                             "-R")).calls)
+    raw = raw_of(guest / "record.dat")
+    want = collections.Counter(call for _, call in raw.calls)
     got = ftd_pairs(report_file(guest, "record"))
-    assert got == raw, (f"only in ftd: {list((got - raw).items())[:10]}, "
-                        f"only raw: {list((raw - got).items())[:10]}")
+    assert not got - want, f"only in ftd: {list((got - want).items())[:10]}"
+    # what ftd leaves out, it cut where the stamps disagree
+    missing = want - got
+    assert not missing - raw.skewed, \
+        f"only raw: {list((missing - raw.skewed).items())[:10]}"
 
 
 def kallsyms(path: Path) -> Dict[str, str]:
@@ -350,8 +426,15 @@ def test_extract_ftd_matches_tracefs_text(guest: Path) -> None:
     alias at the same address (sys_getdents64, __se_sys_getdents64), so
     functions are compared by address; the kernel cuts its time stamps
     to the microsecond and trace-cmd rounds them, so starts may differ by
-    1 us."""
+    1 us; the kernel prints at most 7 digits of a duration (12392.19 us
+    for 12392.192 us), so durations are compared to the digits it
+    prints."""
     addr = kallsyms(guest / "kallsyms")
+
+    def kernel_digits(ns: int) -> int:
+        # trace_print_graph_duration(): 7 - (digits of the us) decimals
+        unit: int = 10 ** max(0, len(str(ns // 1000)) - 4)
+        return ns // unit * unit
 
     def per_call(trace: Path) -> List[Tuple[Tuple[int, int, str, int],
                                             int, str]]:
@@ -361,14 +444,19 @@ def test_extract_ftd_matches_tracefs_text(guest: Path) -> None:
             assert func in addr, f"{trace.name}: {func} not in kallsyms"
             # The tracefs text cuts the task name to 7 characters: the pid.
             key = (int(str(c["task"]).rsplit("-", 1)[1]), int(str(c["cpu"])),
-                   addr[func], round(float(str(c["duration_us"])) * 1000))
+                   addr[func], kernel_digits(
+                       round(float(str(c["duration_us"])) * 1000)))
             calls.append((key, round(float(str(c["start_s"])) * 1e6), func))
         return sorted(calls)
 
     from_text = per_call(guest / "extract-trace.txt")
     from_tc = per_call(report_file(guest, "extract"))
     assert from_text, "no calls in the tracefs text"
-    assert [c[0] for c in from_text] == [c[0] for c in from_tc]
+    keys_text = collections.Counter(c[0] for c in from_text)
+    keys_tc = collections.Counter(c[0] for c in from_tc)
+    assert keys_text == keys_tc, (
+        f"only in the text: {list((keys_text - keys_tc).items())[:10]}, "
+        f"only in trace-cmd: {list((keys_tc - keys_text).items())[:10]}")
     moved = [(a, b) for a, b in zip(from_text, from_tc)
              if abs(a[1] - b[1]) > 1]
     assert not moved, moved[:10]
