@@ -70,8 +70,8 @@ import json
 import re
 import shutil
 import subprocess
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Counter, Dict, List, Optional, Tuple
 
 import pytest
