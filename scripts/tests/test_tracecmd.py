@@ -8,11 +8,12 @@ same workload, function_graph filtered to sys_getdents64 with
 tracing_thresh and funcgraph-thresh-tree:
 
 record
-    `trace-cmd record -k`: its per-CPU recorders splice pages out of
-    trace_pipe_raw while the workload runs, a consuming reader that the
-    ring buffer rewind must survive.  `-k` keeps the buffers, so the
-    per-CPU stats (rewinds refused among them) are read in the guest
-    after the run.  The data itself is consumed: the tracefs `trace`
+    `trace-cmd record -k -b 32`: its per-CPU recorders splice pages out
+    of trace_pipe_raw while the workload runs (small buffers, so that
+    they wake up during the run: checked with the stats' "read events"
+    before trace-cmd stops), a consuming reader that the ring buffer
+    rewind must survive.  `-k` keeps the buffers, so the per-CPU stats
+    (rewinds refused among them) are read in the guest after the run.  The data itself is consumed: the tracefs `trace`
     file has nothing of this run left to compare with.  So ftd's reading
     of `trace-cmd report` is checked against the same trace.dat decoded
     another way: `trace-cmd report -R` prints each event's raw fields,
@@ -82,12 +83,21 @@ FTD = REPO / "tools" / "tracing" / "ftd" / "ftd"
 THRESH_US = 100
 GRAPH_FUNCTION = "sys_getdents64"
 WORKLOAD = "find /sys/kernel/mm /sys/devices/system"
+# The record capture runs the workload RECORD_RUNS times (one run
+# fills about a page) into buffers of RECORD_BUFFER_KB per CPU.  The
+# reader of trace_pipe_raw sleeps until the buffer is buffer_percent
+# (50 %) full: with the default 1.4 MB per CPU trace-cmd would read
+# nothing before it stops tracing; with 32 KB it splices pages out
+# every 16 KB while the workload runs.
+RECORD_RUNS = 20
+RECORD_BUFFER_KB = 32
 
 # Shell functions of the job, also sourced by the shell that trace-cmd
 # record runs (sh -c does not inherit them).
 FUNCTIONS = """
 T=/sys/kernel/tracing
 stats() {
+    echo "buffer_size_kb: $(cat $T/buffer_size_kb)"
     for d in $T/per_cpu/cpu*; do echo "${d##*/}"; cat "$d/stats"; done
 }
 settings() {
@@ -101,14 +111,17 @@ settings() {
 JOB = f"""
 . /in/functions.sh
 echo {THRESH_US} > $T/tracing_thresh
-trace-cmd record -k -p function_graph -g {GRAPH_FUNCTION} \\
-    -O funcgraph-thresh-tree -o /out/record.dat \\
+trace-cmd record -k -b {RECORD_BUFFER_KB} -p function_graph \\
+    -g {GRAPH_FUNCTION} -O funcgraph-thresh-tree -o /out/record.dat \\
     sh -c '. /in/functions.sh; settings > /out/record-settings
-           {WORKLOAD} > /dev/null' > /out/record.log 2>&1 || {{
+           for i in $(seq {RECORD_RUNS}); do {WORKLOAD} > /dev/null; done
+           stats > /out/record-stats-before-stop' \\
+    > /out/record.log 2>&1 || {{
     cat /out/record.log; exit 10; }}
 stats > /out/record-stats
 
 echo nop > $T/current_tracer
+echo 1408 > $T/buffer_size_kb   # the default, which record -b changed
 echo {THRESH_US} > $T/tracing_thresh
 trace-cmd start -p function_graph -g {GRAPH_FUNCTION} \\
     -O funcgraph-thresh-tree > /out/start.log 2>&1 || {{
@@ -159,9 +172,10 @@ def guest(tmp_path_factory: pytest.TempPathFactory) -> Path:
          "--out", str(out), str(job)],
         capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    for name in ("record", "extract"):
-        print(f"--- {name}: per-CPU stats after the run")
-        print((out / f"{name}-stats").read_text())
+    for name in ("record-stats-before-stop", "record-stats",
+                 "extract-stats"):
+        print(f"--- {name}: per-CPU stats")
+        print((out / name).read_text())
     return out
 
 
@@ -192,18 +206,23 @@ def ftd_calls(trace: Path) -> List[Dict[str, object]]:
                                "-n", "1000000", str(trace), "*")))
 
 
-def refused(stats: str) -> Dict[int, int]:
-    """Rewinds refused per CPU, from the stats() dump of the job."""
+def per_cpu(stats: str, key: str) -> Dict[int, int]:
+    """One counter of every CPU, from the stats() dump of the job."""
     got: Dict[int, int] = {}
     cpu = -1
     for line in stats.splitlines():
         m = STAT_RE.match(line)
         if m:
             cpu = int(m.group(1))
-        elif line.startswith("rewinds refused:"):
+        elif line.startswith(f"{key}:"):
             got[cpu] = int(line.split(":")[1])
     assert got, stats
     return got
+
+
+def refused(stats: str) -> Dict[int, int]:
+    """Rewinds refused per CPU."""
+    return per_cpu(stats, "rewinds refused")
 
 
 # How far apart ftd lets an entry's stamp and its return's stamp less
@@ -397,6 +416,17 @@ def test_no_call_below_the_threshold(guest: Path, name: str) -> None:
     over = {cpu: n for cpu, n in below.items() if n > allowed.get(cpu, 0)}
     assert not over, (f"{name}: calls below {THRESH_US} us per CPU "
                       f"{dict(below)}, rewinds refused {allowed}")
+
+
+def test_record_reader_ran_during_the_workload(guest: Path) -> None:
+    """trace-cmd's recorders consumed pages while the workload ran, not
+    only when trace-cmd stopped tracing and read what was left."""
+    during = per_cpu((guest / "record-stats-before-stop").read_text(),
+                     "read events")
+    after = per_cpu((guest / "record-stats").read_text(), "read events")
+    print(f"record: events read per CPU before the stop {during}, "
+          f"in all {after}")
+    assert sum(during.values()) > 0
 
 
 def test_record_ftd_matches_raw_events(guest: Path) -> None:
