@@ -13,13 +13,14 @@ record
     they wake up during the run: checked with the stats' "read events"
     before trace-cmd stops), a consuming reader that the ring buffer
     rewind must survive.  `-k` keeps the buffers, so the per-CPU stats
-    (rewinds refused among them) are read in the guest after the run.  The data itself is consumed: the tracefs `trace`
-    file has nothing of this run left to compare with.  So ftd's reading
-    of `trace-cmd report` is checked against the same trace.dat decoded
-    another way: `trace-cmd report -R` prints each event's raw fields,
-    and every funcgraph_exit carries its own calltime and rettime.  The
-    calls ftd counts, (task, function, printed duration), must be those
-    of the raw exits, one for one.
+    (rewinds refused among them) are read in the guest after the run.
+    The data itself is consumed: the tracefs `trace` file has nothing
+    of this run left to compare with.  So ftd's reading of `trace-cmd
+    report` is checked against the same trace.dat decoded another way:
+    `trace-cmd report -R` prints each event's raw fields, and every
+    funcgraph_exit carries its own calltime and rettime.  The calls ftd
+    counts, (task, function, printed duration), must be those of the
+    raw exits, one for one (but for the cuts below).
 extract
     `trace-cmd start`, the workload, `trace-cmd stop`; then the tracefs
     `trace` file is read (it does not consume), and only then `trace-cmd
