@@ -37,6 +37,27 @@ SUITE_TOOLS = {
     "devscripts:armhf": ["usr/bin/checkbashisms"],
 }
 
+# trace-cmd as kernel developers run it, with the libraries it loads
+# (readelf -d: libtracefs, libtraceevent, libzstd, the C library; its
+# libtracecmd is built in).  Only what `record` needs: the event
+# plugins are for `report`, which runs on the host.  Package -> paths.
+TRACE_CMD_TOOLS = {
+    "trace-cmd:armhf": ["usr/bin/trace-cmd"],
+    "libtracefs1:armhf": ["usr/lib/arm-linux-gnueabihf/libtracefs.so.1"],
+    "libtraceevent1:armhf": [
+        "usr/lib/arm-linux-gnueabihf/libtraceevent.so.1"],
+    "libzstd1:armhf": ["usr/lib/arm-linux-gnueabihf/libzstd.so.1"],
+    "libc6:armhf": ["lib/ld-linux-armhf.so.3",
+                    "lib/arm-linux-gnueabihf/libc.so.6"],
+}
+
+# The sets of Debian armhf programs that `workbench run --with NAME`
+# copies over the guest's root before the job starts.
+GUEST_TOOLS = {
+    "suite": SUITE_TOOLS,
+    "trace-cmd": TRACE_CMD_TOOLS,
+}
+
 # Host commands the workbench runs, with the Debian package providing each.
 HOST_TOOLS = {
     "arm-linux-gnueabi-gcc": "gcc-arm-linux-gnueabi",

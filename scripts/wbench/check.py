@@ -244,6 +244,8 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
         "scripts/tests/test_guest.py")),
     ("early boot function graph buffer: guest boots", pytest_step(
         "scripts/tests/test_fgraph_boot.py")),
+    ("trace-cmd record in the guest, its report read by ftd", pytest_step(
+        "scripts/tests/test_tracecmd.py")),
     ("ring buffer and kprobes KUnit suites in the guest", step_kunit),
     ("tracing KUnit suites: kunit.py run --arch=arm", step_kunit_py),
     ("ftracetest and project .tc tests on patched", step_selftest),

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import build, demo, edit, export, guest, kselftest, kunit, selftest
+from . import (arch, build, demo, edit, export, guest, kselftest, kunit,
+               selftest)
 from .common import WorkbenchError, log
 
 # Modules that define further subcommands with add_parser(subparsers).
@@ -39,7 +40,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = (build.KernelConfig.load(args.config) if args.no_build
               else build.build(args.config))
     smp = args.smp if args.smp is not None else (1 if args.icount else 2)
-    result = guest.boot(config, script.read_text(), files=_files(args.file),
+    files = _files(args.file)
+    job = guest.with_tools(script.read_text(), files, args.tools)
+    result = guest.boot(config, job, files=files,
                         out_dir=Path(args.out) if args.out else None,
                         smp=smp, icount=args.icount, append=args.append,
                         timeout=args.timeout, echo=not args.quiet,
@@ -55,9 +58,11 @@ def cmd_shell(args: argparse.Namespace) -> int:
     config = (build.KernelConfig.load(args.config) if args.no_build
               else build.build(args.config))
     smp = args.smp if args.smp is not None else (1 if args.icount else 2)
-    job = "exec setsid cttyhack sh -l\n"
-    guest.boot(config, job, smp=smp, icount=args.icount, append=args.append,
-               interactive=True, root_disk=args.root_disk)
+    files: Dict[str, Path] = {}
+    job = guest.with_tools("exec setsid cttyhack sh -l\n", files, args.tools)
+    guest.boot(config, job, files=files, smp=smp, icount=args.icount,
+               append=args.append, interactive=True,
+               root_disk=args.root_disk)
     return 0
 
 
@@ -83,6 +88,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                    help="boot as a board does: the root file system on a "
                    "virtio disk (ext2), mounted by the kernel with "
                    f"'{guest.ROOT_DISK_CMDLINE}'; the initramfs has no /init")
+    p.add_argument("--with", dest="tools", action="append", default=[],
+                   choices=sorted(arch.GUEST_TOOLS), metavar="TOOLS",
+                   help="copy a set of Debian armhf programs over the "
+                   "guest's root before the job: "
+                   + ", ".join(sorted(arch.GUEST_TOOLS))
+                   + " (repeatable; the default guest is busybox alone)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -74,22 +74,45 @@ def busybox() -> Path:
     return dest
 
 
-def suite_tools() -> Path:
-    """A tree to copy over the guest's root: the programs that ftracetest
-    runs and busybox lacks, from Debian's armhf packages, with the C
-    library they load.  Only test jobs take it, so that the benchmarks'
-    guest stays busybox alone."""
-    dest = cache_dir() / "guest" / "suite-tools"
+def tool_tree(name: str) -> Path:
+    """A tree to copy over the guest's root: the set of Debian armhf
+    programs arch.GUEST_TOOLS[name], with the libraries they load,
+    unpacked once into the cache.  Only the jobs that ask for a set take
+    it, so that the default guest (and the benchmarks') stays busybox
+    alone."""
+    if name not in arch.GUEST_TOOLS:
+        raise WorkbenchError(f"unknown guest tool set '{name}' (known: "
+                             f"{', '.join(sorted(arch.GUEST_TOOLS))})")
+    packages = arch.GUEST_TOOLS[name]
+    dest = cache_dir() / "guest" / ("suite-tools" if name == "suite"
+                                    else f"tools-{name}")
     stamp = dest.with_suffix(".key")
-    want = repr(sorted(arch.SUITE_TOOLS.items()))
+    want = repr(sorted(packages.items()))
     if stamp.exists() and stamp.read_text() == want:
         return dest
     if dest.exists():
         shutil.rmtree(dest)
-    for package, paths in arch.SUITE_TOOLS.items():
+    for package, paths in packages.items():
         _debian_files(package, {rel: dest / rel for rel in paths})
     stamp.write_text(want)
     return dest
+
+
+def suite_tools() -> Path:
+    """The programs that ftracetest runs and busybox lacks
+    (arch.SUITE_TOOLS), with the C library they load."""
+    return tool_tree("suite")
+
+
+def with_tools(job: str, files: Dict[str, Path],
+               names: Sequence[str]) -> str:
+    """job, preceded by the copy of each named tool set over the guest's
+    root; the sets go into files, at /in/tools-NAME."""
+    setup = ""
+    for name in names:
+        files[f"tools-{name}"] = tool_tree(name)
+        setup += f"cp -a /in/tools-{name}/. / || exit 1\n"
+    return setup + job
 
 
 GUEST_DIRS = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/dev",
