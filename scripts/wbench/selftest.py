@@ -37,6 +37,8 @@ EXPECTED = SCRIPTS / "expected" / "ftracetest-stock.txt"
 CI_SKIP = SCRIPTS / "expected" / "ftracetest-ci-skip.txt"
 # Why each stock result that is not a pass is what it is
 REASONS = SCRIPTS / "expected" / "ftracetest-stock-reasons.txt"
+# Why a test that passes on stock does not on the Thumb-2 config
+THUMB2_REASONS = SCRIPTS / "expected" / "ftracetest-thumb2-reasons.txt"
 # ftracetest's results; SKIP is KTAP's word for UNTESTED and UNSUPPORTED
 # (workbench kselftest)
 RESULTS = ("PASS", "FAIL", "UNRESOLVED", "UNTESTED", "UNSUPPORTED", "XFAIL",
