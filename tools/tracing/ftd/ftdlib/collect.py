@@ -15,7 +15,8 @@ from typing import Callable, Dict, Optional, Tuple, cast
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
                     FuncStats, Node, add_node_stats, new_node)
-from .pairing import CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call
+from .pairing import (CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call,
+                      LeafEmit)
 from .timeline import Timeline, Track
 
 UNKNOWN_NAME = "(unknown)"
@@ -125,7 +126,7 @@ class Collector:
         if sink is not None:
             if self.flat is None or self.timeline is not None:
                 return self
-            flat_ = self.plain_flat_oncpu if oncpu else self.plain_flat
+            flat_ = self._plain_flat(oncpu)
 
             def sink_flat(c: Call) -> None:
                 """__call__() for a call sink and per-function totals."""
@@ -142,7 +143,7 @@ class Collector:
                 """__call__() for the call trees and nothing else."""
                 tree(c, not c.flags & NOT_COUNTED)
             return plain_tree
-        flat = self.plain_flat_oncpu if oncpu else self.plain_flat
+        flat = self._plain_flat(oncpu)
         tl = self.timeline
         if tl is None:
             return flat
@@ -156,33 +157,98 @@ class Collector:
             flat(c)
         return timeline_flat
 
-    def plain_flat(self, c: Call) -> None:
-        """__call__() for per-function totals and nothing else."""
-        if c.flags:
-            if c.flags & NOT_COUNTED:
-                if c.task not in self.roots:
-                    self.root(c.task)
-                return
-        n = self.flat_get(c.name)
-        if n is None:
-            name = c.name
-            assert self.flat is not None and name is not None
-            n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
-        d = c.dur
-        n[COUNT] += 1
-        n[TOTAL] += d
-        if d < n[MIN]:
-            n[MIN] = d
-        if d > n[MAX]:
-            n[MAX] = d
-        n[LOCAL] += d - c.child
+    def leaf_consumer(self) -> Optional[LeafEmit]:
+        """What takes a leaf whose caller is open, without a Call
+        record, when only totals or call trees are kept: it gets the
+        leaf's name, its duration and its caller (see
+        Pairing.leaf())."""
+        if self.every is not None or self.check or \
+                self.call_sink is not None or self.timeline is not None:
+            return None
+        if self.flat is not None:
+            return self._flat_leaf()
+        return self._tree_leaf()
 
-    def plain_flat_oncpu(self, c: Call) -> None:
-        """plain_flat() with the on-CPU times."""
-        self.plain_flat(c)
-        if not c.flags & NOT_COUNTED:
-            assert self.flat is not None and c.name is not None
-            self.flat[c.name][ONCPU] += c.oncpu
+    def _flat_node(self, name: str) -> Node:
+        assert self.flat is not None
+        n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
+        return n
+
+    def _plain_flat(self, oncpu: bool) -> Callable[[Call], None]:
+        """__call__() for per-function totals and nothing else (with
+        the on-CPU times when oncpu)."""
+        flat_get = self.flat_get
+        new = self._flat_node
+        roots = self.roots
+        root = self.root
+
+        def plain_flat(c: Call) -> None:
+            if c.flags & NOT_COUNTED:
+                if c.task not in roots:
+                    root(c.task)
+                return
+            name = c.name
+            n = flat_get(name)
+            if n is None:
+                assert name is not None
+                n = new(name)
+            d = c.dur
+            n[COUNT] += 1
+            n[TOTAL] += d
+            if d < n[MIN]:
+                n[MIN] = d
+            if d > n[MAX]:
+                n[MAX] = d
+            n[LOCAL] += d - c.child
+            if oncpu:
+                n[ONCPU] += c.oncpu
+        return plain_flat
+
+    def _flat_leaf(self) -> LeafEmit:
+        flat_get = self.flat_get
+        new = self._flat_node
+
+        def flat_leaf(name: str, d: int, up: Call) -> None:
+            n = flat_get(name)
+            if n is None:
+                n = new(name)
+            n[COUNT] += 1
+            n[TOTAL] += d
+            if d < n[MIN]:
+                n[MIN] = d
+            if d > n[MAX]:
+                n[MAX] = d
+            n[LOCAL] += d
+        return flat_leaf
+
+    def _tree_leaf(self) -> LeafEmit:
+        open_nodes = self.open_nodes
+        open_node = self._open_node
+        waiting = self.waiting
+
+        def tree_leaf(name: str, d: int, up: Call) -> None:
+            got = open_nodes.get(up.id)
+            if got is not None:
+                kids = got[0][KIDS]
+            else:
+                n = open_node(up)
+                if n is not None:
+                    kids = n[KIDS]
+                else:
+                    kids = waiting.get(up.id)
+                    if kids is None:
+                        kids = waiting[up.id] = {}
+            have = kids.get(name)
+            if have is None:
+                have = kids[name] = [name, {}, 0, 0, BIG, 0, 0, 0]
+            have[COUNT] += 1
+            have[TOTAL] += d
+            if d < have[MIN]:
+                have[MIN] = d
+            if d > have[MAX]:
+                have[MAX] = d
+            have[LOCAL] += d
+        return tree_leaf
 
     def __call__(self, c: Call) -> None:
         d = c.dur

@@ -123,6 +123,9 @@ class Call:
 
 
 Emit = Callable[[Call], None]
+# A leaf whose caller is open, for consumers that keep no Call record
+# of it: (name, printed duration, caller).
+LeafEmit = Callable[[str, int, Call], None]
 
 
 def stamp_ns(ts: str) -> int:
@@ -178,6 +181,9 @@ class Pairing:
     def __init__(self, info: TraceInfo, emit: Emit) -> None:
         self.info = info
         self.emit = emit
+        # takes the leaves whose caller is open instead of emit, when
+        # their start is not needed (see leaf())
+        self.emit_leaf: Optional[LeafEmit] = None
         self.tasks: Dict[str, TaskState] = {}
         self.pool_keys: Callable[[str], bool] = lambda key: False
         self.oncpu = False
@@ -397,9 +403,10 @@ class Pairing:
             c.up = top
 
     # ---- the function lines -----------------------------------------
-    def enter(self, st: TaskState, depth: int, name: str, ts: int,
-              cpu: str, line: int) -> None:
-        """func() {   (ts in ns, -1 without time stamps)"""
+    def enter(self, st: TaskState, depth: int, name: Optional[str], d: int,
+              ts: int, cpu: str, line: int) -> None:
+        """func() {   (ts in ns, -1 without time stamps; d is -1: the
+        same arguments as leaf() and ret())"""
         if cpu != st.ccpu:
             self._moved(st, cpu)
         if st.leaf is not None:
@@ -425,8 +432,8 @@ class Pairing:
             self._under(st, c)
         st.top = c
 
-    def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: int,
-             cpu: str, line: int) -> None:
+    def leaf(self, st: TaskState, depth: int, name: Optional[str], d: int,
+             ts: int, cpu: str, line: int) -> None:
         """func();  d the printed duration in ns (-1: none)."""
         if cpu != st.ccpu:
             self._moved(st, cpu)
@@ -442,11 +449,17 @@ class Pairing:
         if top is not None and top.depth + 1 == depth and \
                 st.pool is None:
             # the common case of _under()
+            top.child += d
+            if self.emit_leaf is not None and (
+                    ts < 0 or not self.want_start):
+                # no record: the consumer only adds it up
+                self.next_id += 1
+                self.emit_leaf(name, d, top)    # type: ignore[arg-type]
+                return
             c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d,
                      top.id)
             c.up = top
             self.next_id += 1
-            top.child += d
             if ts >= 0 and self.want_start:
                 st.leaf = c
             elif not self.oncpu:

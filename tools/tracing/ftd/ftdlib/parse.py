@@ -60,7 +60,7 @@ ENTER, LEAF, RET, NAMED_RET, COMMENT, OPEN_COMMENT, OTHER = range(7)
 
 # The fields of a function line: its task's state, CPU, duration (ns,
 # -1: none), depth, shape, name and time stamp field.
-Fields = Tuple[TaskState, str, int, int, int, str, str]
+Fields = Tuple[TaskState, str, int, int, int, Optional[str], str]
 # What the field readers return for a line that is not a function line.
 NOT_FUNCTION: Fields = (TaskState("", False), "", -1, 0, OTHER, "", "")
 
@@ -114,8 +114,8 @@ class Walker:
         self._dmap: Dict[str, int] = {}
         # raw function field -> (shape, depth, name); text -> (shape,
         # name) on lines parsed with the regex.  See _batch().
-        self._tshapes: Dict[str, Tuple[int, int, str]] = {}
-        self._bshapes: Dict[str, Tuple[int, str]] = {}
+        self._tshapes: Dict[str, Tuple[int, int, Optional[str]]] = {}
+        self._bshapes: Dict[str, Tuple[int, Optional[str]]] = {}
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
         self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
@@ -206,6 +206,8 @@ class Walker:
             f.t_start is not None or f.t_end is not None)
         if self.core.emit == self.collect:
             self.core.emit = self.collect.consumer(self.oncpu)
+            if not self.oncpu:
+                self.core.emit_leaf = self.collect.leaf_consumer()
 
     def run(self, inp: TraceInput) -> TraceInfo:
         self._wants()
@@ -329,16 +331,18 @@ class Walker:
         lay = self.layout
         assert lay is not None
         core = self.core
-        enter, leaf, ret, seen = core.enter, core.leaf, core.ret, core.seen
+        seen = core.seen
+        # the core's method for each shape (ENTER, LEAF, RET, NAMED_RET)
+        handlers = (core.enter, core.leaf, core.ret, core.ret)
         oncpu = self.oncpu and lay.abstime
         cpu_ts = self.cpu_ts
         function = self._function
         fields = self._fields
         text_shape = self._text_shape
-        stmap = self._stmap
-        dmap = self._dmap
-        tshapes = self._tshapes
-        for cache in (dmap, tshapes, self._bshapes):
+        stmap_get = self._stmap.get
+        dmap_get = self._dmap.get
+        tshapes_get = self._tshapes.get
+        for cache in (self._dmap, self._tshapes, self._bshapes):
             if len(cache) > 200000:
                 cache.clear()
         splitok = lay.proc
@@ -349,28 +353,26 @@ class Walker:
         abst = lay.abstime
         n0 = n = self.lineno
         tsn = -1
-        parts: Optional[List[str]] = None
         for line in batch:
             n += 1
-            r = None
             if splitok:
                 parts = line.split("|")
-                if len(parts) == nf:
-                    sc = stmap.get(parts[ki])
-                    dd = dmap.get(parts[di])
-                    if sc is not None and dd is not None:
-                        st, cpu = sc
-                        d = dd
-                        kind, depth, name = tshapes.get(parts[ti]) or \
-                            text_shape(parts[ti])
-                        ts = parts[0]
-                    else:
-                        r = fields(line, parts, n)
+                if len(parts) == nf and \
+                        (sc := stmap_get(parts[ki])) is not None and \
+                        (d := dmap_get(parts[di])) is not None:
+                    st, cpu = sc
+                    kind, depth, name = tshapes_get(parts[ti]) or \
+                        text_shape(parts[ti])
+                    ts = parts[0]
                 else:
                     r = fields(line, parts, n)
+                    if r is NOT_FUNCTION:
+                        if self.layout_changed:
+                            break
+                        continue
+                    st, cpu, d, depth, kind, name, ts = r
             else:
                 r = fields(line, None, n)
-            if r is not None:
                 if r is NOT_FUNCTION:
                     if self.layout_changed:
                         break
@@ -389,14 +391,8 @@ class Walker:
                         seen(st, tsn)
                     else:
                         st.last_ts = tsn
-            if kind == NAMED_RET:
-                ret(st, depth, name, d, tsn, cpu, n)
-            elif kind == ENTER:
-                enter(st, depth, name, tsn, cpu, n)
-            elif kind == LEAF:
-                leaf(st, depth, name, d, tsn, cpu, n)
-            elif kind == RET:
-                ret(st, depth, None, d, tsn, cpu, n)
+            if kind <= NAMED_RET:
+                handlers[kind](st, depth, name, d, tsn, cpu, n)
             else:
                 self.lineno = n
                 st.lines -= 1
@@ -461,7 +457,7 @@ class Walker:
             sh = self._bshapes[body] = self._shape(body)
         return st, cpu, dur_ns(dur) if dur else -1, depth, sh[0], sh[1], ts
 
-    def _shape(self, body: str) -> Tuple[int, str]:
+    def _shape(self, body: str) -> Tuple[int, Optional[str]]:
         """The shape of a function text, and the name in it: ENTER
         "func() {", LEAF "func();" (or "func(); /* = retval */"), RET
         "}" (no name), NAMED_RET "} /* func */" (or "} /* func = retval
@@ -477,7 +473,7 @@ class Walker:
                 return LEAF, body[:-3]
         elif c == "}":
             if body == "}":
-                return RET, ""
+                return RET, None
         elif c == "/" and body[-3:] == " */":
             if body[:5] == "} /* ":
                 name = body[5:-3]
@@ -495,7 +491,7 @@ class Walker:
             return OPEN_COMMENT, ""
         return OTHER, ""
 
-    def _text_shape(self, text: str) -> Tuple[int, int, str]:
+    def _text_shape(self, text: str) -> Tuple[int, int, Optional[str]]:
         """The shape, depth and name of the function field of a split
         line (the last field: the two spaces after the '|', the text
         and the newline), kept for the next line with the same field.
@@ -613,14 +609,9 @@ class Walker:
         self.in_comment = False
         n = self.lineno
         kind, name = self._shape(body)
-        if kind == ENTER:
-            core.enter(st, depth, name, stamp_ns(ts), cpu, n)
-        elif kind == LEAF:
-            core.leaf(st, depth, name, d, stamp_ns(ts), cpu, n)
-        elif kind == RET:
-            core.ret(st, depth, None, d, stamp_ns(ts), cpu, n)
-        elif kind == NAMED_RET:
-            core.ret(st, depth, name, d, stamp_ns(ts), cpu, n)
+        if kind <= NAMED_RET:
+            handler = (core.enter, core.leaf, core.ret, core.ret)[kind]
+            handler(st, depth, name, d, stamp_ns(ts), cpu, n)
         elif kind == COMMENT:
             info.comments += 1
             if self.comment_sink is not None and ts:
