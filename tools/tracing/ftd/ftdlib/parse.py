@@ -247,9 +247,35 @@ class Walker:
         return [from_tracecmd(ln) for ln in batch]
 
     def _prime(self, batch: Sequence[str]) -> None:
+        """The layout, from the header of the first batch, or else from
+        its first lines; and whether lines of several CPUs may mix."""
+        self._note_cpus(batch)
         lay: Optional[Layout] = None
-        # the CPUs of the first batch's context switches and LOST
-        # markers: lines of several CPUs may mix without a CPU column
+        for line in batch[:400]:
+            if line.startswith("#"):
+                if self.comment_sink is not None:
+                    # header lines before the layout is set (they come
+                    # again, harmlessly, through _special())
+                    self.comment_sink("", "", -1, line.rstrip("\r\n"))
+                m = TRACER_RE.match(line)
+                if m:
+                    self.info.tracer = m.group(1)
+                lay = layout_from_header(line)
+                if lay is not None:
+                    break
+            elif line.strip():
+                break
+        if lay is None:
+            lay = detect_layout(batch[:2000])
+        if lay is not None:
+            self._set_layout(lay)
+            if len(self.switch_cpus) > 1:
+                self._several_cpus()
+
+    def _note_cpus(self, batch: Sequence[str]) -> None:
+        """The CPUs of the first batch's context switches and LOST
+        markers, and of a "#P:" header: lines of several CPUs may mix
+        without a CPU column."""
         for line in batch:
             if line.startswith("#"):
                 m0 = P_RE.search(line)
@@ -263,27 +289,6 @@ class Walker:
                 ml = LOST_RE.match(line)
                 if ml:
                     self.switch_cpus.add(ml.group(1))
-        for line in batch[:400]:
-            if line.startswith("#"):
-                if self.comment_sink is not None:
-                    # header lines before the layout is set (they come
-                    # again, harmlessly, through _special())
-                    self.comment_sink("", "", -1, line.rstrip("\r\n"))
-                m = TRACER_RE.match(line)
-                if m:
-                    self.info.tracer = m.group(1)
-                h = layout_from_header(line)
-                if h is not None:
-                    lay = h
-                    break
-            elif line.strip():
-                break
-        if lay is None:
-            lay = detect_layout(batch[:2000])
-        if lay is not None:
-            self._set_layout(lay)
-            if len(self.switch_cpus) > 1:
-                self._several_cpus()
 
     def _batch(self, batch: List[str]) -> None:
         """Read a batch of lines: until a layout is found, line by line;
@@ -355,24 +360,16 @@ class Walker:
         tsn = -1
         for line in batch:
             n += 1
-            if splitok:
-                parts = line.split("|")
-                if len(parts) == nf and \
-                        (sc := stmap_get(parts[ki])) is not None and \
-                        (d := dmap_get(parts[di])) is not None:
-                    st, cpu = sc
-                    kind, depth, name = tshapes_get(parts[ti]) or \
-                        text_shape(parts[ti])
-                    ts = parts[0]
-                else:
-                    r = fields(line, parts, n)
-                    if r is NOT_FUNCTION:
-                        if self.layout_changed:
-                            break
-                        continue
-                    st, cpu, d, depth, kind, name, ts = r
+            parts = line.split("|") if splitok else None
+            if parts is not None and len(parts) == nf and \
+                    (sc := stmap_get(parts[ki])) is not None and \
+                    (d := dmap_get(parts[di])) is not None:
+                st, cpu = sc
+                kind, depth, name = tshapes_get(parts[ti]) or \
+                    text_shape(parts[ti])
+                ts = parts[0]
             else:
-                r = fields(line, None, n)
+                r = fields(line, parts, n)
                 if r is NOT_FUNCTION:
                     if self.layout_changed:
                         break
@@ -672,17 +669,7 @@ class Walker:
         if not s:
             return False
         if s[0] == "#":
-            m = TRACER_RE.match(s)
-            if m:
-                info.tracer = m.group(1)
-            if self.comment_sink is not None:
-                # header lines too, with no time (-1)
-                self.comment_sink("", "", -1, s)
-            lay = layout_from_header(s)
-            if lay is not None:
-                self._set_layout(lay)
-            elif s.startswith("# ") and "options" in s:
-                info.header_options.append(s[2:].strip())
+            self._header(s)
             return True
         if "==========" in s:
             if "==========>" in s:
@@ -707,6 +694,20 @@ class Walker:
         if s.startswith(" (Overruns:"):
             return True
         return False
+
+    def _header(self, s: str) -> None:
+        """A "#" line: the tracer, the column header, the options."""
+        m = TRACER_RE.match(s)
+        if m:
+            self.info.tracer = m.group(1)
+        if self.comment_sink is not None:
+            # header lines too, with no time (-1)
+            self.comment_sink("", "", -1, s)
+        lay = layout_from_header(s)
+        if lay is not None:
+            self._set_layout(lay)
+        elif s.startswith("# ") and "options" in s:
+            self.info.header_options.append(s[2:].strip())
 
     def _switch(self, cpu: str, prev: str, nxt: str) -> None:
         self.info.switches += 1
