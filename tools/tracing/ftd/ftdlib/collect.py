@@ -109,6 +109,8 @@ class Collector:
         self.open_nodes: Dict[int, Tuple[Node, Optional[Node]]] = {}
         self.timeline = timeline
         self.call_sink: Optional[Callable[[Call], None]] = None
+        # the functions whose calls call_sink wants (None: all)
+        self.sink_names: Optional[Callable[[str], bool]] = None
         # every call with a start, the unfinished ones too
         self.every: Optional[Callable[[Call], None]] = None
         self._flat_add = self._plain_flat(True)
@@ -160,15 +162,26 @@ class Collector:
 
     def leaf_consumer(self) -> Optional[LeafEmit]:
         """What takes a leaf whose caller is open, without a Call
-        record, when only totals or call trees are kept: it gets the
-        leaf's name, its duration and its caller (see
-        Pairing.leaf())."""
+        record, when only totals or call trees are kept, or the call
+        sink wants only some functions (sink_names) and this is not
+        one of them: it gets the leaf's name, its duration and its
+        caller, and says whether it took it (see Pairing.leaf()).
+        Only then: no one needs the start of the leaves it takes."""
         if self.every is not None or self.check or \
-                self.call_sink is not None or self.timeline is not None:
+                self.timeline is not None:
             return None
-        if self.flat is not None:
-            return self._flat_leaf()
-        return self._tree_leaf()
+        names = self.sink_names
+        if self.call_sink is None:
+            return self._tree_leaf() if self.flat is None else \
+                self._flat_leaf()
+        if names is None or self.flat is None:
+            return None
+        flat_leaf = self._flat_leaf()
+
+        def sink_leaf(name: str, d: int, up: Call) -> bool:
+            """A leaf of a function that the call sink does not want."""
+            return not names(name) and flat_leaf(name, d, up)
+        return sink_leaf
 
     def _flat_node(self, name: str) -> Node:
         assert self.flat is not None
@@ -209,7 +222,7 @@ class Collector:
         flat_get = self.flat_get
         new = self._flat_node
 
-        def flat_leaf(name: str, d: int, up: Call) -> None:
+        def flat_leaf(name: str, d: int, up: Call) -> bool:
             n = flat_get(name)
             if n is None:
                 n = new(name)
@@ -220,6 +233,7 @@ class Collector:
             if d > n[MAX]:
                 n[MAX] = d
             n[LOCAL] += d
+            return True
         return flat_leaf
 
     def _tree_leaf(self) -> LeafEmit:
@@ -227,7 +241,7 @@ class Collector:
         open_node = self._open_node
         waiting = self.waiting
 
-        def tree_leaf(name: str, d: int, up: Call) -> None:
+        def tree_leaf(name: str, d: int, up: Call) -> bool:
             got = open_nodes.get(up.id)
             if got is not None:
                 kids = got[0][KIDS]
@@ -249,6 +263,7 @@ class Collector:
             if d > have[MAX]:
                 have[MAX] = d
             have[LOCAL] += d
+            return True
         return tree_leaf
 
     def __call__(self, c: Call) -> None:

@@ -124,8 +124,9 @@ class Call:
 
 Emit = Callable[[Call], None]
 # A leaf whose caller is open, for consumers that keep no Call record
-# of it: (name, printed duration, caller).
-LeafEmit = Callable[[str, int, Call], None]
+# of it: (name, printed duration, caller) -> whether it took the leaf
+# (else the core makes its record and gives it to emit).
+LeafEmit = Callable[[str, int, Call], bool]
 
 
 def stamp_ns(ts: str) -> int:
@@ -198,7 +199,7 @@ class Pairing:
         self.info = info
         self.emit = emit
         # takes the leaves whose caller is open instead of emit, when
-        # their start is not needed (see leaf())
+        # no one needs their start or their record (see leaf())
         self.emit_leaf: Optional[LeafEmit] = None
         self.tasks: Dict[str, TaskState] = {}
         self.pool_keys: Callable[[str], bool] = lambda key: False
@@ -475,11 +476,10 @@ class Pairing:
                 st.pool is None:
             # the common case of _under()
             top.child += d
-            if self.emit_leaf is not None and (
-                    ts < 0 or not self.want_start):
+            if self.emit_leaf is not None and \
+                    self.emit_leaf(name, d, top):   # type: ignore[arg-type]
                 # no record: the consumer only adds it up
                 self.next_id += 1
-                self.emit_leaf(name, d, top)    # type: ignore[arg-type]
                 return
             c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d,
                      top.id)

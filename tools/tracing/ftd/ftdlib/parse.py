@@ -131,11 +131,14 @@ class Walker:
         self.oncpu is then False after the run."""
         self.oncpu = self.core.oncpu = True
 
-    def want_calls(self, fn: CallSink, starts: bool = True) -> None:
-        """Give every counted call to fn; without starts, fn does not
-        read their starts (a leaf then need not wait for the next line
-        of its task, see pairing.py)."""
+    def want_calls(self, fn: CallSink, starts: bool = True,
+                   names: Optional[Callable[[str], bool]] = None) -> None:
+        """Give every counted call to fn (with names, at least those of
+        the functions it accepts); without starts, fn does not read
+        their starts (a leaf then need not wait for the next line of
+        its task, see pairing.py)."""
         self.collect.call_sink = fn
+        self.collect.sink_names = names
         self.sink_starts = starts
 
     def _pooled(self, key: str) -> bool:
