@@ -38,6 +38,18 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
                 todo.append((have[KIDS], node[KIDS]))
 
 
+def count_call(n: Node, d: int, child: int) -> None:
+    """Count one call of n's function that took d, child of it in its
+    callees."""
+    n[COUNT] += 1
+    n[TOTAL] += d
+    if d < n[MIN]:
+        n[MIN] = d
+    if d > n[MAX]:
+        n[MAX] = d
+    n[LOCAL] += d - child
+
+
 class Filters:
     """Which lines and which calls count."""
 
@@ -206,14 +218,7 @@ class Collector:
             if n is None:
                 assert name is not None
                 n = new(name)
-            d = c.dur
-            n[COUNT] += 1
-            n[TOTAL] += d
-            if d < n[MIN]:
-                n[MIN] = d
-            if d > n[MAX]:
-                n[MAX] = d
-            n[LOCAL] += d - c.child
+            count_call(n, c.dur, c.child)
             if oncpu:
                 n[ONCPU] += c.oncpu
         return plain_flat
@@ -226,6 +231,7 @@ class Collector:
             n = flat_get(name)
             if n is None:
                 n = new(name)
+            # count_call(n, d, 0), inline: one call per leaf less
             n[COUNT] += 1
             n[TOTAL] += d
             if d < n[MIN]:
@@ -256,13 +262,7 @@ class Collector:
             have = kids.get(name)
             if have is None:
                 have = kids[name] = [name, {}, 0, 0, BIG, 0, 0, 0]
-            have[COUNT] += 1
-            have[TOTAL] += d
-            if d < have[MIN]:
-                have[MIN] = d
-            if d > have[MAX]:
-                have[MAX] = d
-            have[LOCAL] += d
+            count_call(have, d, 0)
             return True
         return tree_leaf
 
@@ -312,13 +312,7 @@ class Collector:
             u[TOTAL] += d
             u[ONCPU] += c.oncpu if counted else 0
         if counted:
-            have[COUNT] += 1
-            have[TOTAL] += d
-            if d < have[MIN]:
-                have[MIN] = d
-            if d > have[MAX]:
-                have[MAX] = d
-            have[LOCAL] += d - c.child
+            count_call(have, d, c.child)
             have[ONCPU] += c.oncpu
         elif c.flags & UNNAMED:
             have[TOTAL] += d
