@@ -85,7 +85,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
             ds.append(c.dur)
 
     w = load(a.trace, a, flat=True,
-             hooks=lambda w: w.want_calls(sink, starts=False))
+             hooks=lambda w: w.want_calls(sink, starts=False,
+                                         names=match))
     if not durs:
         raise FtdError("%s: function %r not found in the trace" % (
             w.info.name, a.function))

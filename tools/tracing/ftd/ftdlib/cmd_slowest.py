@@ -66,7 +66,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         elif row > top[0]:
             heapq.heapreplace(top, row)
 
-    w = load(a.trace, a, flat=True, hooks=lambda w: w.want_calls(sink))
+    w = load(a.trace, a, flat=True,
+             hooks=lambda w: w.want_calls(sink, names=match))
     if not top:
         raise FtdError("%s: function %r not found in the trace" % (
             w.info.name, a.function))

@@ -15,7 +15,8 @@ from typing import Callable, Dict, Optional, Tuple, cast
 
 from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
                     FuncStats, Node, add_node_stats, new_node)
-from .pairing import CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call
+from .pairing import (CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call,
+                      LeafEmit)
 from .timeline import Timeline, Track
 
 UNKNOWN_NAME = "(unknown)"
@@ -35,6 +36,18 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
             add_node_stats(have, node)
             if node[KIDS]:
                 todo.append((have[KIDS], node[KIDS]))
+
+
+def count_call(n: Node, d: int, child: int) -> None:
+    """Count one call of n's function that took d, child of it in its
+    callees."""
+    n[COUNT] += 1
+    n[TOTAL] += d
+    if d < n[MIN]:
+        n[MIN] = d
+    if d > n[MAX]:
+        n[MAX] = d
+    n[LOCAL] += d - child
 
 
 class Filters:
@@ -108,8 +121,11 @@ class Collector:
         self.open_nodes: Dict[int, Tuple[Node, Optional[Node]]] = {}
         self.timeline = timeline
         self.call_sink: Optional[Callable[[Call], None]] = None
+        # the functions whose calls call_sink wants (None: all)
+        self.sink_names: Optional[Callable[[str], bool]] = None
         # every call with a start, the unfinished ones too
         self.every: Optional[Callable[[Call], None]] = None
+        self._flat_add = self._plain_flat(True)
 
     def root(self, task: str) -> Node:
         r = self.roots.get(task)
@@ -125,7 +141,7 @@ class Collector:
         if sink is not None:
             if self.flat is None or self.timeline is not None:
                 return self
-            flat_ = self.plain_flat_oncpu if oncpu else self.plain_flat
+            flat_ = self._plain_flat(oncpu)
 
             def sink_flat(c: Call) -> None:
                 """__call__() for a call sink and per-function totals."""
@@ -142,7 +158,7 @@ class Collector:
                 """__call__() for the call trees and nothing else."""
                 tree(c, not c.flags & NOT_COUNTED)
             return plain_tree
-        flat = self.plain_flat_oncpu if oncpu else self.plain_flat
+        flat = self._plain_flat(oncpu)
         tl = self.timeline
         if tl is None:
             return flat
@@ -156,69 +172,128 @@ class Collector:
             flat(c)
         return timeline_flat
 
-    def plain_flat(self, c: Call) -> None:
-        """__call__() for per-function totals and nothing else."""
-        if c.flags:
-            if c.flags & NOT_COUNTED:
-                if c.task not in self.roots:
-                    self.root(c.task)
-                return
-        n = self.flat_get(c.name)
-        if n is None:
-            name = c.name
-            assert self.flat is not None and name is not None
-            n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
-        d = c.dur
-        n[COUNT] += 1
-        n[TOTAL] += d
-        if d < n[MIN]:
-            n[MIN] = d
-        if d > n[MAX]:
-            n[MAX] = d
-        n[LOCAL] += d - c.child
+    def leaf_consumer(self) -> Optional[LeafEmit]:
+        """What takes a leaf whose caller is open, without a Call
+        record, when only totals or call trees are kept, or the call
+        sink wants only some functions (sink_names) and this is not
+        one of them: it gets the leaf's name, its duration and its
+        caller, and says whether it took it (see Pairing.leaf()).
+        Only then: no one needs the start of the leaves it takes."""
+        if self.every is not None or self.check or \
+                self.timeline is not None:
+            return None
+        names = self.sink_names
+        if self.call_sink is None:
+            return self._tree_leaf() if self.flat is None else \
+                self._flat_leaf()
+        if names is None or self.flat is None:
+            return None
+        flat_leaf = self._flat_leaf()
 
-    def plain_flat_oncpu(self, c: Call) -> None:
-        """plain_flat() with the on-CPU times."""
-        self.plain_flat(c)
-        if not c.flags & NOT_COUNTED:
-            assert self.flat is not None and c.name is not None
-            self.flat[c.name][ONCPU] += c.oncpu
+        def sink_leaf(name: str, d: int, up: Call) -> bool:
+            """A leaf of a function that the call sink does not want."""
+            return not names(name) and flat_leaf(name, d, up)
+        return sink_leaf
+
+    def _flat_node(self, name: str) -> Node:
+        assert self.flat is not None
+        n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
+        return n
+
+    def _plain_flat(self, oncpu: bool) -> Callable[[Call], None]:
+        """__call__() for per-function totals and nothing else (with
+        the on-CPU times when oncpu)."""
+        flat_get = self.flat_get
+        new = self._flat_node
+        roots = self.roots
+        root = self.root
+
+        def plain_flat(c: Call) -> None:
+            if c.flags & NOT_COUNTED:
+                if c.task not in roots:
+                    root(c.task)
+                return
+            name = c.name
+            n = flat_get(name)
+            if n is None:
+                assert name is not None
+                n = new(name)
+            count_call(n, c.dur, c.child)
+            if oncpu:
+                n[ONCPU] += c.oncpu
+        return plain_flat
+
+    def _flat_leaf(self) -> LeafEmit:
+        flat_get = self.flat_get
+        new = self._flat_node
+
+        def flat_leaf(name: str, d: int, up: Call) -> bool:
+            n = flat_get(name)
+            if n is None:
+                n = new(name)
+            # count_call(n, d, 0), inline: one call per leaf less
+            n[COUNT] += 1
+            n[TOTAL] += d
+            if d < n[MIN]:
+                n[MIN] = d
+            if d > n[MAX]:
+                n[MAX] = d
+            n[LOCAL] += d
+            return True
+        return flat_leaf
+
+    def _tree_leaf(self) -> LeafEmit:
+        open_nodes = self.open_nodes
+        open_node = self._open_node
+        waiting = self.waiting
+
+        def tree_leaf(name: str, d: int, up: Call) -> bool:
+            got = open_nodes.get(up.id)
+            if got is not None:
+                kids = got[0][KIDS]
+            else:
+                n = open_node(up)
+                if n is not None:
+                    kids = n[KIDS]
+                else:
+                    kids = waiting.get(up.id)
+                    if kids is None:
+                        kids = waiting[up.id] = {}
+            have = kids.get(name)
+            if have is None:
+                have = kids[name] = [name, {}, 0, 0, BIG, 0, 0, 0]
+            count_call(have, d, 0)
+            return True
+        return tree_leaf
 
     def __call__(self, c: Call) -> None:
-        d = c.dur
+        """Take one call, in full generality (the call filters, every
+        kind of consumer at once); consumer() gives quicker ones."""
         counted = not c.flags & NOT_COUNTED and (
             not self.check or self.filters.keep(c))
-        if counted:
-            if self.call_sink is not None:
-                self.call_sink(c)
+        if counted and self.call_sink is not None:
+            self.call_sink(c)
         if c.start >= 0 and (self.timeline is not None or
-                             self.every is not None) and (
-                counted or c.flags & (UNFINISHED | UNNAMED) and (
-                    not self.check or self.filters.keep(c))):
-            if self.timeline is not None:
-                self.timeline.add(c)
-            if self.every is not None and not c.flags & UNNAMED:
-                self.every(c)
-        flat = self.flat
-        if flat is not None:
-            if counted:
-                name = c.name
-                assert name is not None
-                n = flat.get(name)
-                if n is None:
-                    n = flat[name] = [name, flat, 0, 0, BIG, 0, 0, 0]
-                n[COUNT] += 1
-                n[TOTAL] += d
-                if d < n[MIN]:
-                    n[MIN] = d
-                if d > n[MAX]:
-                    n[MAX] = d
-                n[LOCAL] += d - c.child
-                n[ONCPU] += c.oncpu
-            else:
-                self.root(c.task)
+                             self.every is not None):
+            self._timed(c, counted)
+        if self.flat is None:
+            self._tree(c, counted)
+        elif counted:
+            self._flat_add(c)
+        else:
+            self.root(c.task)
+
+    def _timed(self, c: Call, counted: bool) -> None:
+        """A call with a start, to the timeline and to every: the
+        counted ones, and the unfinished and unnamed ones that the
+        call filters keep."""
+        if not counted and not (c.flags & (UNFINISHED | UNNAMED) and (
+                not self.check or self.filters.keep(c))):
             return
-        self._tree(c, counted)
+        if self.timeline is not None:
+            self.timeline.add(c)
+        if self.every is not None and not c.flags & UNNAMED:
+            self.every(c)
 
     def _tree(self, c: Call, counted: bool) -> None:
         """Add a call to the call tree of its task: to its node, made
@@ -237,13 +312,7 @@ class Collector:
             u[TOTAL] += d
             u[ONCPU] += c.oncpu if counted else 0
         if counted:
-            have[COUNT] += 1
-            have[TOTAL] += d
-            if d < have[MIN]:
-                have[MIN] = d
-            if d > have[MAX]:
-                have[MAX] = d
-            have[LOCAL] += d - c.child
+            count_call(have, d, c.child)
             have[ONCPU] += c.oncpu
         elif c.flags & UNNAMED:
             have[TOTAL] += d

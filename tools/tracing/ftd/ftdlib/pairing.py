@@ -123,6 +123,10 @@ class Call:
 
 
 Emit = Callable[[Call], None]
+# A leaf whose caller is open, for consumers that keep no Call record
+# of it: (name, printed duration, caller) -> whether it took the leaf
+# (else the core makes its record and gives it to emit).
+LeafEmit = Callable[[str, int, Call], bool]
 
 
 def stamp_ns(ts: str) -> int:
@@ -131,6 +135,22 @@ def stamp_ns(ts: str) -> int:
         return int(float(ts) * 1e9 + 0.5) if ts else -1
     except ValueError:
         return -1
+
+
+def _pool_match(cand: List[Call], d: int, ts: int) -> Optional[Call]:
+    """Of the open entries that a return may close (cand), the one
+    whose stamp is the return's less its duration, to the microseconds
+    of the two stamps; None without stamps, or when several or none
+    are that near: the trace does not say."""
+    if not cand or ts < 0 or d < 0:
+        return None
+    want = ts - d
+    near = sorted(cand, key=lambda f: abs(f.ts - want))
+    e0 = abs(near[0].ts - want)
+    if e0 <= POOL_NEAR_NS and (
+            len(near) == 1 or abs(near[1].ts - want) > e0 + POOL_MARGIN_NS):
+        return near[0]
+    return None
 
 
 class TaskState:
@@ -178,6 +198,9 @@ class Pairing:
     def __init__(self, info: TraceInfo, emit: Emit) -> None:
         self.info = info
         self.emit = emit
+        # takes the leaves whose caller is open instead of emit, when
+        # no one needs their start or their record (see leaf())
+        self.emit_leaf: Optional[LeafEmit] = None
         self.tasks: Dict[str, TaskState] = {}
         self.pool_keys: Callable[[str], bool] = lambda key: False
         self.oncpu = False
@@ -213,10 +236,19 @@ class Pairing:
         st.pool = pool
         st.top = None
 
-    def _call(self, st: TaskState, name: Optional[str], cpu: str,
-              depth: int, line: int) -> Call:
+    def _orphan_call(self, st: TaskState, depth: int, name: Optional[str],
+                     d: int, ts: int, cpu: str, line: int) -> Call:
+        """The call of a return without its entry: it began at the
+        return's stamp less its duration."""
         c = Call(self.next_id, name, st.key, cpu, depth, line)
         self.next_id += 1
+        if name is None:
+            self.info.unnamed_orphans += 1
+            c.flags |= UNNAMED
+        else:
+            self.info.orphan_returns += 1
+        c.dur = d if d >= 0 else 0
+        c.start = ts - c.dur if ts >= 0 else -1
         return c
 
     def _done(self, st: TaskState, c: Call) -> None:
@@ -397,9 +429,10 @@ class Pairing:
             c.up = top
 
     # ---- the function lines -----------------------------------------
-    def enter(self, st: TaskState, depth: int, name: str, ts: int,
-              cpu: str, line: int) -> None:
-        """func() {   (ts in ns, -1 without time stamps)"""
+    def enter(self, st: TaskState, depth: int, name: Optional[str], d: int,
+              ts: int, cpu: str, line: int) -> None:
+        """func() {   (ts in ns, -1 without time stamps; d is -1: the
+        same arguments as leaf() and ret())"""
         if cpu != st.ccpu:
             self._moved(st, cpu)
         if st.leaf is not None:
@@ -425,8 +458,8 @@ class Pairing:
             self._under(st, c)
         st.top = c
 
-    def leaf(self, st: TaskState, depth: int, name: str, d: int, ts: int,
-             cpu: str, line: int) -> None:
+    def leaf(self, st: TaskState, depth: int, name: Optional[str], d: int,
+             ts: int, cpu: str, line: int) -> None:
         """func();  d the printed duration in ns (-1: none)."""
         if cpu != st.ccpu:
             self._moved(st, cpu)
@@ -442,11 +475,16 @@ class Pairing:
         if top is not None and top.depth + 1 == depth and \
                 st.pool is None:
             # the common case of _under()
+            top.child += d
+            if self.emit_leaf is not None and \
+                    self.emit_leaf(name, d, top):   # type: ignore[arg-type]
+                # no record: the consumer only adds it up
+                self.next_id += 1
+                return
             c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d,
                      top.id)
             c.up = top
             self.next_id += 1
-            top.child += d
             if ts >= 0 and self.want_start:
                 st.leaf = c
             elif not self.oncpu:
@@ -457,14 +495,19 @@ class Pairing:
             return
         c = Call(self.next_id, name, st.key, cpu, depth, line, ts, d)
         self.next_id += 1
+        self._other_leaf(st, c)
+
+    def _other_leaf(self, st: TaskState, c: Call) -> None:
+        """A leaf whose caller is not the innermost open call one level
+        up: its caller is decided as an entry's would be."""
         if st.pool is not None:
             self._pool_under(st, c)
             self._give(st, c)
             return
         self._under(st, c)
         if c.up is not None:
-            c.up.child += d
-        if ts >= 0:
+            c.up.child += c.dur
+        if c.ts >= 0:
             st.leaf = c
         else:
             self._done(st, c)
@@ -483,34 +526,47 @@ class Pairing:
             self._pool_ret(st, depth, name, d, ts, cpu, line)
             return
         fr = st.top
-        if fr is None or fr.depth != depth:
-            if fr is not None and fr.depth > depth:
-                fr = self._unwind(st, depth + 1)
-            if fr is None or fr.depth != depth:
-                self._orphan(st, depth, name, d, ts, cpu, line)
+        if fr is None or fr.depth != depth or \
+                name is not None and fr.name != name or \
+                d >= 0 and ts >= 0 and fr.ts >= 0 and (
+                    fr.ts > ts or abs(ts - d - fr.ts) > CONTRA_NS):
+            fr = self._entry_of(st, depth, name, d, ts, cpu, line)
+            if fr is None:
                 return
-        if name is not None and fr.name != name:
-            # same depth, another function: both halves were lost
-            self.info.missing_returns += 1
-            st.top = fr.up
-            self._end(st, fr, CUT)
-            self._orphan(st, depth, name, d, ts, cpu, line)
-            return
-        t0 = fr.ts
-        if d >= 0 and ts >= 0 and t0 >= 0 and (
-                t0 > ts or t0 + CONTRA_NS < ts - d or
-                t0 - CONTRA_NS > ts - d) and \
-                self._contradicts(st, fr, name, d, ts, cpu):
-            # the stamps say they do not belong together: a gap
-            self.info.contradictions += 1
-            self.cut(st)
-            self._orphan(st, depth, name, d, ts, cpu, line)
-            return
         st.top = fr.up
         if name is not None:
             self.named_returns += 1
         self.returns += 1
         self._close(st, fr, d, ts, line)
+
+    def _entry_of(self, st: TaskState, depth: int, name: Optional[str],
+                  d: int, ts: int, cpu: str, line: int) -> Optional[Call]:
+        """The open entry that a return closes when it is not plainly
+        the innermost one (ret()): the one at its depth, once the open
+        calls deeper than the return have lost their returns.  None
+        when the trace has no entry for it (the return is then an
+        orphan): none open at its depth, one of another function (both
+        halves were lost), or one that its stamps contradict (a gap,
+        see _contradicts())."""
+        fr = st.top
+        if fr is not None and fr.depth > depth:
+            fr = self._unwind(st, depth + 1)
+        if fr is None or fr.depth != depth:
+            self._orphan(st, depth, name, d, ts, cpu, line)
+            return None
+        if name is not None and fr.name != name:
+            self.info.missing_returns += 1
+            st.top = fr.up
+            self._end(st, fr, CUT)
+            self._orphan(st, depth, name, d, ts, cpu, line)
+            return None
+        if d >= 0 and ts >= 0 and fr.ts >= 0 and \
+                self._contradicts(st, fr, name, d, ts, cpu):
+            self.info.contradictions += 1
+            self.cut(st)
+            self._orphan(st, depth, name, d, ts, cpu, line)
+            return None
+        return fr
 
     def _contradicts(self, st: TaskState, fr: Call, name: Optional[str],
                      d: int, ts: int, cpu: str) -> bool:
@@ -566,15 +622,7 @@ class Pairing:
     def _orphan(self, st: TaskState, depth: int, name: Optional[str],
                 d: int, ts: int, cpu: str, line: int) -> None:
         """A return whose entry is not in the trace."""
-        info = self.info
-        c = self._call(st, name, cpu, depth, line)
-        if name is None:
-            info.unnamed_orphans += 1
-            c.flags |= UNNAMED
-        else:
-            info.orphan_returns += 1
-        c.dur = d if d >= 0 else 0
-        c.start = ts - c.dur if ts >= 0 else -1
+        c = self._orphan_call(st, depth, name, d, ts, cpu, line)
         self._under(st, c, True)
         if c.up is not None:
             c.up.child += c.dur
@@ -623,35 +671,18 @@ class Pairing:
 
     def _pool_ret(self, st: TaskState, depth: int, name: Optional[str],
                   d: int, ts: int, cpu: str, line: int) -> None:
+        """A return where lines of several CPUs mix: it closes the open
+        entry that _pool_match() finds, else it has no known entry."""
         pool = st.pool
         assert pool is not None
         cand = [f for f in pool if f.depth == depth and
                 (name is None or f.name == name) and
                 (ts < 0 or f.ts <= ts)]
-        fr: Optional[Call] = None
-        if cand and ts >= 0 and d >= 0:
-            # the one entry whose stamp is the return's less its
-            # duration, to the microseconds of the two stamps; without
-            # stamps, or when several or none are that near, the trace
-            # does not say
-            want = ts - d
-            near = sorted(cand, key=lambda f: abs(f.ts - want))
-            e0 = abs(near[0].ts - want)
-            if e0 <= POOL_NEAR_NS and (
-                    len(near) == 1 or
-                    abs(near[1].ts - want) > e0 + POOL_MARGIN_NS):
-                fr = near[0]
+        fr = _pool_match(cand, d, ts)
         if fr is None:
             if cand:
                 self.info.ambiguous += 1
-            c = self._call(st, name, cpu, depth, line)
-            if name is None:
-                self.info.unnamed_orphans += 1
-                c.flags |= UNNAMED
-            else:
-                self.info.orphan_returns += 1
-            c.dur = d if d >= 0 else 0
-            c.start = ts - c.dur if ts >= 0 else -1
+            c = self._orphan_call(st, depth, name, d, ts, cpu, line)
             self._pool_under(st, c)
             self._give(st, c)
             return

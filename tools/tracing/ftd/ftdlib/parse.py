@@ -60,7 +60,7 @@ ENTER, LEAF, RET, NAMED_RET, COMMENT, OPEN_COMMENT, OTHER = range(7)
 
 # The fields of a function line: its task's state, CPU, duration (ns,
 # -1: none), depth, shape, name and time stamp field.
-Fields = Tuple[TaskState, str, int, int, int, str, str]
+Fields = Tuple[TaskState, str, int, int, int, Optional[str], str]
 # What the field readers return for a line that is not a function line.
 NOT_FUNCTION: Fields = (TaskState("", False), "", -1, 0, OTHER, "", "")
 
@@ -114,8 +114,8 @@ class Walker:
         self._dmap: Dict[str, int] = {}
         # raw function field -> (shape, depth, name); text -> (shape,
         # name) on lines parsed with the regex.  See _batch().
-        self._tshapes: Dict[str, Tuple[int, int, str]] = {}
-        self._bshapes: Dict[str, Tuple[int, str]] = {}
+        self._tshapes: Dict[str, Tuple[int, int, Optional[str]]] = {}
+        self._bshapes: Dict[str, Tuple[int, Optional[str]]] = {}
         self.layout_changed = False
         self.comment_sink: Optional[CommentSink] = None
         self.cpu_ts: Dict[str, int] = {}   # CPU -> its last time stamp
@@ -131,11 +131,14 @@ class Walker:
         self.oncpu is then False after the run."""
         self.oncpu = self.core.oncpu = True
 
-    def want_calls(self, fn: CallSink, starts: bool = True) -> None:
-        """Give every counted call to fn; without starts, fn does not
-        read their starts (a leaf then need not wait for the next line
-        of its task, see pairing.py)."""
+    def want_calls(self, fn: CallSink, starts: bool = True,
+                   names: Optional[Callable[[str], bool]] = None) -> None:
+        """Give every counted call to fn (with names, at least those of
+        the functions it accepts); without starts, fn does not read
+        their starts (a leaf then need not wait for the next line of
+        its task, see pairing.py)."""
         self.collect.call_sink = fn
+        self.collect.sink_names = names
         self.sink_starts = starts
 
     def _pooled(self, key: str) -> bool:
@@ -206,6 +209,8 @@ class Walker:
             f.t_start is not None or f.t_end is not None)
         if self.core.emit == self.collect:
             self.core.emit = self.collect.consumer(self.oncpu)
+            if not self.oncpu:
+                self.core.emit_leaf = self.collect.leaf_consumer()
 
     def run(self, inp: TraceInput) -> TraceInfo:
         self._wants()
@@ -245,9 +250,35 @@ class Walker:
         return [from_tracecmd(ln) for ln in batch]
 
     def _prime(self, batch: Sequence[str]) -> None:
+        """The layout, from the header of the first batch, or else from
+        its first lines; and whether lines of several CPUs may mix."""
+        self._note_cpus(batch)
         lay: Optional[Layout] = None
-        # the CPUs of the first batch's context switches and LOST
-        # markers: lines of several CPUs may mix without a CPU column
+        for line in batch[:400]:
+            if line.startswith("#"):
+                if self.comment_sink is not None:
+                    # header lines before the layout is set (they come
+                    # again, harmlessly, through _special())
+                    self.comment_sink("", "", -1, line.rstrip("\r\n"))
+                m = TRACER_RE.match(line)
+                if m:
+                    self.info.tracer = m.group(1)
+                lay = layout_from_header(line)
+                if lay is not None:
+                    break
+            elif line.strip():
+                break
+        if lay is None:
+            lay = detect_layout(batch[:2000])
+        if lay is not None:
+            self._set_layout(lay)
+            if len(self.switch_cpus) > 1:
+                self._several_cpus()
+
+    def _note_cpus(self, batch: Sequence[str]) -> None:
+        """The CPUs of the first batch's context switches and LOST
+        markers, and of a "#P:" header: lines of several CPUs may mix
+        without a CPU column."""
         for line in batch:
             if line.startswith("#"):
                 m0 = P_RE.search(line)
@@ -261,27 +292,6 @@ class Walker:
                 ml = LOST_RE.match(line)
                 if ml:
                     self.switch_cpus.add(ml.group(1))
-        for line in batch[:400]:
-            if line.startswith("#"):
-                if self.comment_sink is not None:
-                    # header lines before the layout is set (they come
-                    # again, harmlessly, through _special())
-                    self.comment_sink("", "", -1, line.rstrip("\r\n"))
-                m = TRACER_RE.match(line)
-                if m:
-                    self.info.tracer = m.group(1)
-                h = layout_from_header(line)
-                if h is not None:
-                    lay = h
-                    break
-            elif line.strip():
-                break
-        if lay is None:
-            lay = detect_layout(batch[:2000])
-        if lay is not None:
-            self._set_layout(lay)
-            if len(self.switch_cpus) > 1:
-                self._several_cpus()
 
     def _batch(self, batch: List[str]) -> None:
         """Read a batch of lines: until a layout is found, line by line;
@@ -329,16 +339,18 @@ class Walker:
         lay = self.layout
         assert lay is not None
         core = self.core
-        enter, leaf, ret, seen = core.enter, core.leaf, core.ret, core.seen
+        seen = core.seen
+        # the core's method for each shape (ENTER, LEAF, RET, NAMED_RET)
+        handlers = (core.enter, core.leaf, core.ret, core.ret)
         oncpu = self.oncpu and lay.abstime
         cpu_ts = self.cpu_ts
         function = self._function
         fields = self._fields
         text_shape = self._text_shape
-        stmap = self._stmap
-        dmap = self._dmap
-        tshapes = self._tshapes
-        for cache in (dmap, tshapes, self._bshapes):
+        stmap_get = self._stmap.get
+        dmap_get = self._dmap.get
+        tshapes_get = self._tshapes.get
+        for cache in (self._dmap, self._tshapes, self._bshapes):
             if len(cache) > 200000:
                 cache.clear()
         splitok = lay.proc
@@ -349,28 +361,18 @@ class Walker:
         abst = lay.abstime
         n0 = n = self.lineno
         tsn = -1
-        parts: Optional[List[str]] = None
         for line in batch:
             n += 1
-            r = None
-            if splitok:
-                parts = line.split("|")
-                if len(parts) == nf:
-                    sc = stmap.get(parts[ki])
-                    dd = dmap.get(parts[di])
-                    if sc is not None and dd is not None:
-                        st, cpu = sc
-                        d = dd
-                        kind, depth, name = tshapes.get(parts[ti]) or \
-                            text_shape(parts[ti])
-                        ts = parts[0]
-                    else:
-                        r = fields(line, parts, n)
-                else:
-                    r = fields(line, parts, n)
+            parts = line.split("|") if splitok else None
+            if parts is not None and len(parts) == nf and \
+                    (sc := stmap_get(parts[ki])) is not None and \
+                    (d := dmap_get(parts[di])) is not None:
+                st, cpu = sc
+                kind, depth, name = tshapes_get(parts[ti]) or \
+                    text_shape(parts[ti])
+                ts = parts[0]
             else:
-                r = fields(line, None, n)
-            if r is not None:
+                r = fields(line, parts, n)
                 if r is NOT_FUNCTION:
                     if self.layout_changed:
                         break
@@ -389,14 +391,8 @@ class Walker:
                         seen(st, tsn)
                     else:
                         st.last_ts = tsn
-            if kind == NAMED_RET:
-                ret(st, depth, name, d, tsn, cpu, n)
-            elif kind == ENTER:
-                enter(st, depth, name, tsn, cpu, n)
-            elif kind == LEAF:
-                leaf(st, depth, name, d, tsn, cpu, n)
-            elif kind == RET:
-                ret(st, depth, None, d, tsn, cpu, n)
+            if kind <= NAMED_RET:
+                handlers[kind](st, depth, name, d, tsn, cpu, n)
             else:
                 self.lineno = n
                 st.lines -= 1
@@ -461,7 +457,7 @@ class Walker:
             sh = self._bshapes[body] = self._shape(body)
         return st, cpu, dur_ns(dur) if dur else -1, depth, sh[0], sh[1], ts
 
-    def _shape(self, body: str) -> Tuple[int, str]:
+    def _shape(self, body: str) -> Tuple[int, Optional[str]]:
         """The shape of a function text, and the name in it: ENTER
         "func() {", LEAF "func();" (or "func(); /* = retval */"), RET
         "}" (no name), NAMED_RET "} /* func */" (or "} /* func = retval
@@ -477,7 +473,7 @@ class Walker:
                 return LEAF, body[:-3]
         elif c == "}":
             if body == "}":
-                return RET, ""
+                return RET, None
         elif c == "/" and body[-3:] == " */":
             if body[:5] == "} /* ":
                 name = body[5:-3]
@@ -495,7 +491,7 @@ class Walker:
             return OPEN_COMMENT, ""
         return OTHER, ""
 
-    def _text_shape(self, text: str) -> Tuple[int, int, str]:
+    def _text_shape(self, text: str) -> Tuple[int, int, Optional[str]]:
         """The shape, depth and name of the function field of a split
         line (the last field: the two spaces after the '|', the text
         and the newline), kept for the next line with the same field.
@@ -613,14 +609,9 @@ class Walker:
         self.in_comment = False
         n = self.lineno
         kind, name = self._shape(body)
-        if kind == ENTER:
-            core.enter(st, depth, name, stamp_ns(ts), cpu, n)
-        elif kind == LEAF:
-            core.leaf(st, depth, name, d, stamp_ns(ts), cpu, n)
-        elif kind == RET:
-            core.ret(st, depth, None, d, stamp_ns(ts), cpu, n)
-        elif kind == NAMED_RET:
-            core.ret(st, depth, name, d, stamp_ns(ts), cpu, n)
+        if kind <= NAMED_RET:
+            handler = (core.enter, core.leaf, core.ret, core.ret)[kind]
+            handler(st, depth, name, d, stamp_ns(ts), cpu, n)
         elif kind == COMMENT:
             info.comments += 1
             if self.comment_sink is not None and ts:
@@ -681,17 +672,7 @@ class Walker:
         if not s:
             return False
         if s[0] == "#":
-            m = TRACER_RE.match(s)
-            if m:
-                info.tracer = m.group(1)
-            if self.comment_sink is not None:
-                # header lines too, with no time (-1)
-                self.comment_sink("", "", -1, s)
-            lay = layout_from_header(s)
-            if lay is not None:
-                self._set_layout(lay)
-            elif s.startswith("# ") and "options" in s:
-                info.header_options.append(s[2:].strip())
+            self._header(s)
             return True
         if "==========" in s:
             if "==========>" in s:
@@ -716,6 +697,20 @@ class Walker:
         if s.startswith(" (Overruns:"):
             return True
         return False
+
+    def _header(self, s: str) -> None:
+        """A "#" line: the tracer, the column header, the options."""
+        m = TRACER_RE.match(s)
+        if m:
+            self.info.tracer = m.group(1)
+        if self.comment_sink is not None:
+            # header lines too, with no time (-1)
+            self.comment_sink("", "", -1, s)
+        lay = layout_from_header(s)
+        if lay is not None:
+            self._set_layout(lay)
+        elif s.startswith("# ") and "options" in s:
+            self.info.header_options.append(s[2:].strip())
 
     def _switch(self, cpu: str, prev: str, nxt: str) -> None:
         self.info.switches += 1

@@ -156,6 +156,63 @@ def start_order(ts: "array.array[int]", td: "array.array[int]",
     return order
 
 
+def _inside(upi: "array.array[int]", i: int, j: int) -> bool:
+    """Whether call j is i's caller, or one it ran in."""
+    k = upi[i]
+    while k >= 0:
+        if k == j:
+            return True
+        k = upi[k]
+    return False
+
+
+def _lanes_of(upi: "array.array[int]", lane_of: "array.array[int]",
+              i: int) -> set[int]:
+    """The lanes of the callers of call i, and of the calls it ran in."""
+    mine = set()
+    k = upi[i]
+    while k >= 0:
+        mine.add(lane_of[k])
+        k = upi[k]
+    return mine
+
+
+def _fit(i: int, s0: int, dur: int, stack: List[Tuple[int, int, int]],
+         upi: "array.array[int]", done: List[int],
+         li: int) -> Optional[int]:
+    """Where call i (at s0, dur long) starts in a lane with this stack
+    of open calls, which loses the calls that ended before it: at s0,
+    or up to CLIP_NS off to fit in its caller or after a sibling that
+    seems to end after it began, by the rounding of the stamps; None
+    when the lane cannot take it (the innermost open call is not one
+    it ran in, or it does not fit)."""
+    a = s0
+    while stack and stack[-1][1] <= a:
+        done[li] = max(done[li], stack.pop()[1])
+    while stack and stack[-1][1] - s0 <= CLIP_NS and \
+            not _inside(upi, i, stack[-1][2]):
+        a = max(a, stack[-1][1])
+        done[li] = max(done[li], stack.pop()[1])
+        while stack and stack[-1][1] <= a:
+            done[li] = max(done[li], stack.pop()[1])
+    if not stack:
+        return a
+    ps, pe, pj = stack[-1]
+    if upi[i] != pj and not _inside(upi, i, pj):
+        return None
+    if a < ps:
+        if ps - s0 > CLIP_NS:
+            return None
+        a = ps
+    e = a + dur
+    if e > pe:
+        over = e - pe
+        if a - over < max(ps, done[li]) or s0 - (a - over) > CLIP_NS:
+            return None
+        a -= over
+    return a
+
+
 class Timeline:
     """Calls with start and duration, per track (task, or task on a
     CPU), laid out in lanes by lanes()."""
@@ -262,40 +319,25 @@ class Timeline:
     def lanes(self, key: str) -> List["Lane"]:
         """The track's calls laid out in lanes, each lane's calls in
         time order, callers before callees, level counted from 0.
-        Arrays, not lists of tuples: a track may hold a million calls."""
+        Arrays, not lists of tuples: a track may hold a million calls.
+
+        Calls are placed in the order of their start, each in the
+        first lane that takes it (see _fit()).  A lane whose outermost
+        call goes on past the call's start (by more than the rounding
+        of the stamps) takes it only above a call it ran in: only the
+        lanes of its placed callers are tried then."""
         t = self.tracks[key]
-        n = len(t)
         end_all = self.end
         first = self.first_ts
-        ts, td = t.s, t.d
-
-        def end(i: int) -> int:
-            return ts[i] + td[i] if td[i] >= 0 else max(end_all, ts[i])
-
-        order = start_order(ts, td, end_all)
-        upi = t.up
-
-        def inside(i: int, j: int) -> bool:
-            """Whether call j is i's caller, or one it ran in."""
-            k = upi[i]
-            while k >= 0:
-                if k == j:
-                    return True
-                k = upi[k]
-            return False
-
+        ts, td, upi = t.s, t.d, t.up
         lanes: List[Lane] = []
         stacks: List[List[Tuple[int, int, int]]] = []   # (start, end, j)
         done: List[int] = []        # per lane: the end of its last call
-        # per lane: the end of the outermost call on its stack (0: none):
-        # a lane whose outermost call goes on past this call's start
-        # (by more than the rounding) takes it only above a call it ran
-        # in, so only the lanes of its placed callers are tried then
-        bottom: List[int] = []
-        lane_of = array.array("i", [-1]) * n
-        for i in order:
+        bottom: List[int] = []      # per lane: its outermost call's end
+        lane_of = array.array("i", [-1]) * len(t)
+        for i in start_order(ts, td, end_all):
             s0 = ts[i]
-            dur = end(i) - s0
+            dur = td[i] if td[i] >= 0 else max(end_all - s0, 0)
             flags = int(t.flags[i])
             if first is not None and s0 < first:
                 flags |= BEFORE
@@ -304,59 +346,29 @@ class Timeline:
                 self.open += 1
             mine: Optional[set[int]] = None     # the lanes of its callers
             limit = s0 + CLIP_NS
-            placed = False
             for li, stack in enumerate(stacks):
                 if bottom[li] > limit:
                     if mine is None:
-                        mine = set()
-                        k = upi[i]
-                        while k >= 0:
-                            mine.add(lane_of[k])
-                            k = upi[k]
+                        mine = _lanes_of(upi, lane_of, i)
                     if li not in mine:
                         continue
-                a = s0
-                while stack and stack[-1][1] <= a:
-                    done[li] = max(done[li], stack.pop()[1])
-                # a sibling that seems to end after this one began, by
-                # the rounding of the stamps
-                while stack and stack[-1][1] - s0 <= CLIP_NS and \
-                        not inside(i, stack[-1][2]):
-                    a = max(a, stack[-1][1])
-                    done[li] = max(done[li], stack.pop()[1])
-                    while stack and stack[-1][1] <= a:
-                        done[li] = max(done[li], stack.pop()[1])
-                if stack:
-                    ps, pe, pj = stack[-1]
-                    if upi[i] != pj and not inside(i, pj):
-                        continue
-                    if a < ps:
-                        if ps - s0 > CLIP_NS:
-                            continue
-                        a = ps
-                    e = a + dur
-                    if e > pe:
-                        over = e - pe
-                        if a - over < max(ps, done[li]) or \
-                                s0 - (a - over) > CLIP_NS:
-                            continue
-                        a -= over
-                else:
+                a = _fit(i, s0, dur, stack, upi, done, li)
+                if a is None:
+                    continue
+                if not stack:
                     bottom[li] = 0
-                e = a + dur
                 lane = lanes[li]
                 if len(lane) and a < lane.a[-1]:
                     continue        # a lane's calls stay in time order
                 if a != s0:
                     self.moved += 1
-                lane.add(a, e, len(stack), t.f[i], flags, td[i])
                 if not stack:
-                    bottom[li] = e
-                stack.append((a, e, i))
+                    bottom[li] = a + dur
+                lane.add(a, a + dur, len(stack), t.f[i], flags, td[i])
+                stack.append((a, a + dur, i))
                 lane_of[i] = li
-                placed = True
                 break
-            if not placed:
+            else:
                 lane_of[i] = len(stacks)
                 stacks.append([(s0, s0 + dur, i)])
                 bottom.append(s0 + dur)
