@@ -144,26 +144,16 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     if a.folded or a.flame:
         root = merge(boot_stacks(view, col.tl, holds))
         if a.folded:
-            fo = OutFile(a.folded)
-            try:
-                write_folded(fo.file, folded(root), "time")
-                fo.commit()
-            finally:
-                fo.discard()
+            with OutFile(a.folded) as f:
+                write_folded(f, folded(root), "time")
         if a.flame:
-            fl = OutFile(a.flame)
-            try:
-                flame_chart(fl.file, root, a.title or "Boot flame chart: "
+            with OutFile(a.flame) as f:
+                flame_chart(f, root, a.title or "Boot flame chart: "
                             "%s" % ", ".join(os.path.basename(i.name)
                                              for i in view.inputs),
                             a.width)
-                fl.commit()
-            finally:
-                fl.discard()
     if a.svg:
-        svg = OutFile(a.svg)
-        try:
-            f = svg.file
+        with OutFile(a.svg) as f:
             tl = col.tl.window(view.start, view.end)
             title = a.title or "Boot: %s" % ", ".join(
                 os.path.basename(i.name) for i in view.inputs)
@@ -174,7 +164,4 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
                        green=CONSOLE, legend="blue: delays, green: "
                        "printk/console, grey: not traced",
                        keep=view.tracks)
-            svg.commit()
-        finally:
-            svg.discard()
     return last

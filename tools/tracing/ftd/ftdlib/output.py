@@ -64,6 +64,16 @@ class OutFile:
                 pass
             self.tmp = None
 
+    def __enter__(self) -> TextIO:
+        return self.file
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        """Commit what was written when the block ended normally; leave
+        nothing half written otherwise."""
+        if exc_type is None:
+            self.commit()
+        self.discard()
+
 
 SORT_KEYS: Dict[str, Callable[[FuncStats], object]] = {
     "function": lambda f: f.function,
