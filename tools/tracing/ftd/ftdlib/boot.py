@@ -31,7 +31,7 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 
 from .model import BIG, FtdError, task_name
 from .pairing import UNFINISHED, Call
-from .bootholds import SchedEvents
+from .bootholds import Hold, SchedEvents, is_irq
 from .timeline import Timeline
 from .table import Column, text_col, write_table
 
@@ -65,6 +65,27 @@ WRAPPERS = {"start_kernel", "rest_init", "arch_call_rest_init",
 END_FUNCS = ("run_init_process", "try_to_run_init_process",
              "kernel_execve")
 
+# initcall_debug's callbacks: do_one_initcall() calls them around the
+# initcall, and they print "calling ..." and "initcall ... returned"
+# to the console.
+DEBUG_CALLBACKS = ("trace_initcall_start_cb", "trace_initcall_finish_cb")
+DEBUG_SET = frozenset(DEBUG_CALLBACKS)
+DEBUG_ROW = "initcall_debug printing"
+NOT_TRACED = "(initcall not traced)"
+# Functions that run directly below do_one_initcall() and are not the
+# initcall: what do_one_initcall() calls itself (the initcall_debug
+# callbacks, the tracepoints, add_latent_entropy()), interrupt and
+# exception entries, the scheduler, printk and delays.
+NOT_INITCALL = list(DEBUG_CALLBACKS) + [
+    "do_trace_initcall_*", "__traceiter_*", "trace_event_raw_event_*",
+    "tracepoint_*", "__tracepoint_*", "initcall_blacklisted",
+    "add_latent_entropy", "add_device_randomness", "__warn*",
+    "warn_slowpath*", "asm_*", "exc_*", "sysvec_*", "el1_*", "el0_*",
+    "do_page_fault", "do_DataAbort", "do_translation_fault",
+    "do_mem_abort", "__do_kernel_fault", "handle_mm_fault",
+    "*schedule*", "pick_next_*", "*_task_fair", "finish_task_switch*",
+    "context_switch", "__switch_to", "preempt_*", "rcu_*"]
+
 LEVELS = ["early", "pure", "core", "postcore", "arch", "subsys", "fs",
           "device", "late"]
 LEVEL_NO = {"early": "early", "pure": "0", "core": "1", "postcore": "2",
@@ -76,6 +97,7 @@ UNTIL_RE = re.compile(r"# fgraph_boot: .* from start_kernel\(\) until (.*)")
 THRESH_RE = re.compile(r"# threshold: (\d+) us")
 RECORDS_RE = re.compile(r"# records: (\d+) of (\d+) .*dropped calls: (\d+)")
 SYNC_RE = re.compile(r"# local_clock\(\) was (\d+) ns at counter (\d+)")
+STARTED_RE = re.compile(r"##### CPU (\d+) buffer started ####")
 START_EVENT_RE = re.compile(r"/\* initcall_start: func=([^+ ]+)")
 MAP_LINE_RE = re.compile(r"([0-9a-fA-F]+) \w (\S+)$")
 MAP_NAME_RE = re.compile(
@@ -100,6 +122,13 @@ def globs(patterns: Sequence[str]):  # type: ignore[no-untyped-def]
 is_console = globs(CONSOLE)
 is_delay = globs(DELAY)
 is_mm = globs(MM)
+_not_initcall = globs(NOT_INITCALL)
+
+
+def is_not_initcall(fn: str) -> bool:
+    """A function below do_one_initcall() that is not the initcall."""
+    return _not_initcall(fn) or is_irq(fn) or is_console(fn) or \
+        is_delay(fn)
 
 
 @dataclasses.dataclass
@@ -124,6 +153,11 @@ class Input:
     records: int = -1
     capacity: int = -1
     dropped: int = -1
+    # CPU -> its first time in the file (of a call or an event), and
+    # the CPUs with a "##### CPU N buffer started ####" line (the
+    # trace file prints one when the buffer overran)
+    cpu_first: Dict[str, int] = dataclasses.field(default_factory=dict)
+    started: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def full(self) -> bool:
@@ -159,6 +193,13 @@ class BootView:
     # the boot path: (track, from, until) pieces in time order
     pieces: List[Tuple[str, int, int]] = dataclasses.field(
         default_factory=list)
+    # do_one_initcall() calls by what named their initcall:
+    # "initcall_start events", "dmesg lines", "entry lines" or
+    # "not traced"
+    name_sources: Dict[str, int] = dataclasses.field(default_factory=dict)
+    # the CPUs whose trace starts late (their buffer overwrote the
+    # start), one line each
+    late_cpus: List[str] = dataclasses.field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -219,11 +260,16 @@ class Collector:
             c.last = end
         c.call_first = min(c.call_first, start)
         c.call_last = max(c.call_last, end)
+        if start < c.cpu_first.get(call.cpu, BIG):
+            c.cpu_first[call.cpu] = start
 
     def header(self, text: str) -> None:
         """The early-boot file's header: its clock, and one reading of
         local_clock() (the main trace's clock) with the counter."""
         c = self.cur
+        m = STARTED_RE.match(text)
+        if m and m.group(1) not in c.started:
+            c.started.append(m.group(1))
         m = UNTIL_RE.match(text)
         if m:
             c.until = m.group(1)
@@ -264,6 +310,8 @@ class Collector:
         c = self.cur
         if ts < c.first:
             c.first = ts
+        if cpu and ts < c.cpu_first.get(cpu, BIG):
+            c.cpu_first[cpu] = ts
         if ts > c.last:
             c.last = ts
 
@@ -349,6 +397,72 @@ def read_system_map(path: str) -> Dict[str, str]:
         if lv:
             out[fn] = lv
     return out
+
+
+# initcall_debug's lines in a kernel log (init/main.c,
+# trace_initcall_start_cb() and trace_initcall_finish_cb()), after the
+# printk time ("[    1.234567]", maybe with a caller id "[    T1]"):
+#   calling  pty_init+0x0/0x48 @ 1
+#   initcall pty_init+0x0/0x48 returned 0 after 48033946 usecs
+DMESG_TIME_RE = re.compile(
+    r"^(?:<\d+>)?\[\s*(\d+)\.(\d{1,9})\](?:\[\s*[TC]\d+\])?\s?(.*)$")
+DMESG_CALL_RE = re.compile(
+    r"calling\s+([\w.$]+)(?:\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+)?"
+    r"(?:\s+\[[^\]]+\])?\s+@\s+(\d+)\s*$")
+DMESG_RET_RE = re.compile(
+    r"initcall\s+([\w.$]+)(?:\+0x[0-9a-fA-F]+/0x[0-9a-fA-F]+)?"
+    r"(?:\s+\[[^\]]+\])?\s+returned\s+-?\d+\s+after\s+\d+\s+usecs")
+
+
+@dataclasses.dataclass
+class InitcallLog:
+    """initcall_debug's lines of pid 1 in a kernel log: (printk time in
+    ns, initcall), in time order; the printk time is cut to us."""
+
+    path: str
+    lines: List[Tuple[int, str]]
+
+
+def read_dmesg(path: str) -> InitcallLog:
+    """The initcall_debug lines of pid 1 in a dmesg (or console log);
+    FtdError names the file and line of one without a printk time."""
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise FtdError("%s: cannot open: %s" % (path, err.strerror))
+    calls: List[Tuple[int, str, int]] = []
+    rets: List[Tuple[int, str, int]] = []
+    with f:
+        for n, line in enumerate(f, 1):
+            text = line.rstrip("\r\n")
+            m = DMESG_TIME_RE.match(text)
+            body = m.group(3) if m else text
+            mc = DMESG_CALL_RE.search(body)
+            mr = None if mc else DMESG_RET_RE.search(body)
+            if mc is None and mr is None:
+                continue
+            if m is None:
+                raise FtdError(
+                    "%s:%d: an initcall_debug line without a printk time "
+                    "(boot with printk.time=1): %s" % (path, n,
+                                                       text.strip()[:80]))
+            ns = int(m.group(1)) * 1000000000 + \
+                int((m.group(2) + "00000000")[:9])
+            if mc is not None:
+                calls.append((ns, mc.group(1), int(mc.group(2))))
+            else:
+                assert mr is not None
+                rets.append((ns, mr.group(1), n))
+    if not calls:
+        raise FtdError("%s: no initcall_debug lines (\"calling  "
+                       "fn+0x0/0x.. @ 1\"): boot with initcall_debug and "
+                       "save dmesg" % path)
+    ones = {fn for _, fn, pid in calls if pid == 1}
+    out = [(t, fn) for t, fn, pid in calls if pid == 1]
+    # a return line has no pid: taken for pid 1's initcalls
+    out += [(t, fn) for t, fn, _ in rets if fn in ones]
+    out.sort()
+    return InitcallLog(path, out)
 
 
 class Levels:
@@ -441,7 +555,8 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
 
 
 def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
-            until: Optional[int] = None) -> BootView:
+            until: Optional[int] = None,
+            dmesg: Optional[InitcallLog] = None) -> BootView:
     tl = col.tl
     notes: List[str] = []
     col.inputs.sort(key=lambda i: (i.calls == 0, i.first))
@@ -502,6 +617,52 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             return starts[i][1]
         return ""
 
+    # the initcall of each do_one_initcall() call, from what names it:
+    # its initcall_start event, initcall_debug's line in the dmesg
+    # file, or its own entry line (the one function it calls that is
+    # an initcall in System.map, or, without one, that is not one of
+    # do_one_initcall()'s own callees, an interrupt, the scheduler,
+    # printk or a delay); never from a callee further down
+    kids: Dict[int, List[str]] = {}
+    ic_recs: List[List[int]] = []
+    nstack: List[List[int]] = []
+    for r in recs:
+        while nstack and nstack[-1][2] >= r[2]:
+            nstack.pop()
+        if nstack and id(nstack[-1]) in kids:
+            kids[id(nstack[-1])].append(names[r[3]])
+        nstack.append(r)
+        if names[r[3]] == "do_one_initcall":
+            ic_recs.append(r)
+            kids[id(r)] = []
+    del nstack
+    log = dmesg.lines if dmesg is not None else []
+    log_ts = [t for t, _ in log]
+    named: Dict[int, str] = {}
+    sources: Dict[str, int] = {}
+    for r in ic_recs:
+        name, how = initcall_name(r), "initcall_start events"
+        if not name and log:
+            # the printk time is cut to us
+            i = bisect.bisect_left(log_ts, r[0] - 999)
+            if i < len(log) and log[i][0] <= r[1]:
+                name, how = log[i][1], "dmesg lines"
+        if not name:
+            own = {k for k in kids[id(r)]
+                   if (k in sysmap if sysmap else not is_not_initcall(k))}
+            if len(own) == 1:
+                name, how = own.pop(), "entry lines"
+        if not name:
+            how = "not traced"
+        named[id(r)] = name
+        sources[how] = sources.get(how, 0) + 1
+    if dmesg is not None and not sources.get("dmesg lines") and \
+            sources.get("not traced"):
+        notes.append(
+            "no initcall_debug line of %s falls inside a traced "
+            "do_one_initcall() call: is it the dmesg of this boot, and "
+            "does the trace use the local clock (printk's)?" % dmesg.path)
+
     rows: Dict[Tuple[str, str, str], Row] = {}
     lv_sum: Dict[str, List[int]] = {}   # level -> [initcalls, ns]
 
@@ -534,9 +695,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                     j += 1
                 call = ""
                 if path[j - 1] == "do_one_initcall":
-                    call = initcall_name(stack[j - 1])
-                    if not call and j < len(path):
-                        call = path[j]
+                    call = named.get(id(stack[j - 1]), "") or NOT_TRACED
                 t = stack[min(j, len(stack) - 1)][0]
                 lv = levels.level(call, t)
                 return "initcall", lv, call or "(rest of the level)"
@@ -587,34 +746,37 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 text = "probe %s (%s)" % (drv or "(not traced)", text)
         return key, text
 
+    def charge(stack: List[List[int]], kind: str, lv: str, name: str
+               ) -> Tuple[str, str, str, Optional[Tuple[str, str, str]]]:
+        """The row that the own time of the innermost record of stack
+        goes to (kind, level, name) and the phase it is shown under."""
+        path = [names[x[3]] for x in stack]
+        if kind == "initcall" and not DEBUG_SET.isdisjoint(path):
+            # initcall_debug's callbacks and their console output
+            return "initcall_debug", "", DEBUG_ROW, None
+        for k, fn in enumerate(path):
+            if is_console(fn):
+                grp, text = where(stack[:k])
+                return "console", grp[1], "printk/console in %s" % text, grp
+        for k, fn in enumerate(path):
+            if is_delay(fn):
+                grp, text = where(stack[:k])
+                return "delay", grp[1], "%s in %s" % (fn, text), grp
+        drv = probe(stack) if kind == "initcall" else None
+        if drv is not None:
+            return "probe", lv, "%s (initcall %s %s)" % (
+                drv or "(probe function not traced)", lv, name), \
+                (kind, lv, name)
+        return kind, lv, name, None
+
     def close(stack: List[List[int]], child: List[int]) -> None:
         r = stack[-1]
         own = (r[1] - r[0]) - child[-1]
         kind, lv, name = phase(stack)
         if kind == "initcall":
             lv_sum.setdefault(lv, [0, 0])[1] += own
-        path = [names[x[3]] for x in stack]
-        for k, fn in enumerate(path):
-            if is_console(fn):
-                grp, text = where(stack[:k])
-                give("console", grp[1], "printk/console in %s" % text, own,
-                     r[0], grp)
-                break
-        else:
-            for k, fn in enumerate(path):
-                if is_delay(fn):
-                    grp, text = where(stack[:k])
-                    give("delay", grp[1], "%s in %s" % (fn, text), own,
-                         r[0], grp)
-                    break
-            else:
-                drv = probe(stack) if kind == "initcall" else None
-                if drv is not None:
-                    give("probe", lv, "%s (initcall %s %s)" % (
-                        drv or "(probe function not traced)", lv, name),
-                        own, r[0], (kind, lv, name))
-                else:
-                    give(kind, lv, name, own, r[0])
+        k, level, text, grp = charge(stack, kind, lv, name)
+        give(k, level, text, own, r[0], grp)
         stack.pop()
         child.pop()
         if child:
@@ -662,6 +824,8 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             "tracing_thresh, or run before the tracer started" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
     notes += _full_notes(col.inputs, gaps)
+    late = _late_cpus(col.inputs, gaps, end - start)
+    notes += [text for _, text in late]
     # rows in boot order, each phase's probes, delays and console
     # output right under it (in the order they first got time)
     gfirst: Dict[Tuple[str, str, str], int] = {}
@@ -672,7 +836,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
                     levels.source, lv_sum, notes, [p[0] for p in pieces],
-                    list(pieces))
+                    list(pieces), sources, [short for short, _ in late])
 
 
 # A device probe: really_probe() and the bus probe functions between
@@ -714,6 +878,63 @@ def _full_notes(inputs: List[Input], gaps: List[Tuple[int, int, str]]
                 ns / 1e6, thresh, i.thresh_us,
                 i.capacity if i.capacity >= 0 else "?"))
     return out
+
+
+LATE_NS = 1000000000
+
+
+def _late_cpus(inputs: List[Input], gaps: List[Tuple[int, int, str]],
+               total: int) -> List[Tuple[str, str]]:
+    """The CPUs of an input whose first line comes long after the
+    input's first line (a tenth of the boot or more, and a second or
+    more: an idle CPU has lines more often), or that the
+    trace marks with "##### CPU N buffer started ####": their ring
+    buffer was full and overwrote the start.  A short line and a note
+    for each, with what closes the gap."""
+    out: List[Tuple[str, str]] = []
+    for i in inputs:
+        if not i.cpu_first:
+            continue
+        t0 = min(i.cpu_first.values())
+        cpu0 = min(i.cpu_first, key=lambda c: (i.cpu_first[c], c))
+        for cpu, first in sorted(i.cpu_first.items(),
+                                 key=lambda kv: (kv[1], kv[0])):
+            lag = first - t0
+            if cpu not in i.started and (len(i.cpu_first) < 2 or
+                                         lag * 10 < max(total, 1) or
+                                         lag < LATE_NS):
+                continue
+            lost = sum(max(0, min(b, first) - max(a, t0))
+                       for a, b, _ in gaps)
+            short = "CPU %s's trace in %s starts %s after CPU %s's: its " \
+                "buffer overwrote the start" % (
+                    cpu, i.name, dur_text(lag).strip(), cpu0)
+            out.append((short, (
+                "CPU %s's trace in %s starts at %.6f s, %.3f ms after the "
+                "trace's first line (%.6f s, CPU %s)%s: its ring buffer "
+                "filled up and overwrote the start of the boot on that "
+                "CPU; %.3f ms of the boot path's not-traced time lie in "
+                "that span.  Boot with a larger trace_buf_size= (the size "
+                "of each CPU's buffer), or with trace_options=nooverwrite "
+                "(which keeps the start and drops what comes after a full "
+                "buffer); the \"overrun:\" count of per_cpu/cpu%s/stats, "
+                "saved after boot, says how many events were overwritten"
+                % (cpu, i.name, first / 1e9, lag / 1e6, t0 / 1e9, cpu0,
+                   ", and the trace marks it: \"##### CPU %s buffer "
+                   "started ####\"" % cpu if cpu in i.started else "",
+                   lost / 1e6, cpu))))
+    return out
+
+
+def dur_text(ns: float) -> str:
+    """A duration in readable units, the way uftrace and perf print
+    them: "63.320 s ", "12.345 ms", "850.123 us" (the unit padded to
+    two characters, so that a column of them lines up)."""
+    if ns >= 1e9:
+        return "%.3f s " % (ns / 1e9)
+    if ns >= 1e6:
+        return "%.3f ms" % (ns / 1e6)
+    return "%.3f us" % (ns / 1e3)
 
 
 INITCALL_FUNCS = ("do_initcall_level", "do_pre_smp_initcalls",
@@ -801,7 +1022,8 @@ def level_label(lv: str) -> str:
 
 KIND_LABEL = {"setup_arch": "setup_arch", "mm": "mm init",
               "initcall": "initcall", "delay": "delay",
-              "console": "console", "other": "other", "gap": "not traced"}
+              "console": "console", "other": "other", "gap": "not traced",
+              "initcall_debug": "initcall_debug"}
 FIELDS = ["kind", "level", "name", "first_s", "time_us", "percent"]
 
 
@@ -866,10 +1088,98 @@ def boot_columns(view: BootView) -> List[Column]:
     ]
 
 
+def slowest_initcalls(view: BootView) -> List[Tuple[int, Row]]:
+    """The initcalls with their time (their own row with their
+    probes', delays' and console output's rows), slowest first; not
+    the rows of initcalls the trace does not name."""
+    total: Dict[Tuple[str, str, str], int] = {}
+    for r in view.rows:
+        total[r.group] = total.get(r.group, 0) + r.ns
+    own = [r for r in view.rows if r.kind == "initcall" and
+           not r.name.startswith("(") and (r.kind, r.level, r.name) ==
+           r.group]
+    return sorted(((total[r.group], r) for r in own),
+                  key=lambda x: (-x[0], x[1].first))
+
+
+SUMMARY_TOP = 5
+
+
+def write_summary(out: TextIO, view: BootView,
+                  holds: Sequence[Hold]) -> None:
+    """The first screen: what took the boot's time, then what the
+    trace does not show."""
+    tot = max(view.total, 1)
+
+    def share(ns: int) -> str:
+        return "%s %5.1f%%" % (dur_text(ns).rjust(11), 100.0 * ns / tot)
+    out.write("Summary (the full table in boot order follows):\n")
+    slow = slowest_initcalls(view)[:SUMMARY_TOP]
+    if slow:
+        out.write("  Slowest initcalls (with their probes, delays and "
+                  "console output):\n")
+        for ns, r in slow:
+            out.write("    %s  %-10s %s\n" % (share(ns),
+                                               level_label(r.level), r.name))
+    big = sorted(holds, key=lambda h: (-h.ns, h.start))[:SUMMARY_TOP]
+    if big:
+        out.write("  Largest boot holds (a boot thread waiting, and the "
+                  "threads blamed):\n")
+        for h in big:
+            who = ", ".join("%s %s" % (
+                b.thread if not b.via else "%s (waking %s)" % (
+                    b.thread, " < ".join(reversed(b.via))),
+                dur_text(b.ns).strip()) for b in h.blames)
+            if h.unexplained:
+                who += "%sunexplained %s" % (", " if who else "",
+                                             dur_text(h.unexplained).strip())
+            out.write("    %s  %s in %s: %s\n" % (share(h.ns), h.thread,
+                                                   h.wait_fn, who))
+    else:
+        out.write("  %-28s none (see \"Boot holds\" below)\n" %
+                  "Largest boot holds:")
+
+    def kind_sum(kind: str) -> Tuple[int, int]:
+        rs = [r for r in view.rows if r.kind == kind]
+        return sum(r.ns for r in rs), len(rs)
+    dl, dn = kind_sum("delay")
+    cn, cnn = kind_sum("console")
+    out.write("  %-28s %s in %d row%s\n" % (
+        "Delays:", share(dl), dn, "" if dn == 1 else "s"))
+    out.write("  %-28s %s in %d row%s\n" % (
+        "Console output (printk):", share(cn), cnn, "" if cnn == 1 else "s"))
+    dbg, _ = kind_sum("initcall_debug")
+    if dbg:
+        out.write("  %-28s %s (its callbacks in do_one_initcall() and "
+                  "their console output)\n" % ("initcall_debug printing:",
+                                              share(dbg)))
+    nt = view.total - view.traced
+    out.write("  %-28s %s in %d gap%s\n" % (
+        "Not traced:", share(nt), len(view.gaps),
+        "" if len(view.gaps) == 1 else "s"))
+    src = view.name_sources
+    if src:
+        un = src.get("not traced", 0)
+        out.write("  %-28s %d of %d do_one_initcall() calls (rows \"%s\")"
+                  "\n" % ("Initcalls not named:", un, sum(src.values()),
+                          NOT_TRACED))
+        named = ["%d from %s" % (n, how) for how, n in sorted(src.items())
+                 if how != "not traced"]
+        if named:
+            out.write("  %-28s %s%s\n" % (
+                "Initcall names:", ", ".join(named),
+                " (entry lines unchecked: --system-map or --dmesg check "
+                "them)" if src.get("entry lines") and
+                view.level_source != "System.map" else ""))
+    for line in view.late_cpus:
+        out.write("  %s (see the note at the end)\n" % line)
+    out.write("\n")
+
+
 def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
                fmt: str, extra_json: Optional[Dict[str, object]] = None,
-               sections: Optional[Callable[[TextIO], None]] = None
-               ) -> None:
+               sections: Optional[Callable[[TextIO], None]] = None,
+               holds: Optional[Sequence[Hold]] = None) -> None:
     """The boot view in fmt; extra_json goes into the JSON document,
     sections writes the text sections that follow the table."""
     if fmt == "json":
@@ -897,6 +1207,9 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
                   100.0 * view.traced / tot,
                   (view.total - view.traced) / 1e6, len(view.gaps)))
     out.write("levels from %s\n\n" % view.level_source)
+    if holds is not None:
+        write_summary(out, view, holds)
+        out.write("Boot rows, in boot order:\n")
     total = Row("total", "", "", view.total)
     cols = boot_columns(view)
     cols[0].text = lambda r: r.kind if r is total else \
