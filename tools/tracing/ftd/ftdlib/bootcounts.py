@@ -132,7 +132,7 @@ def counts_dict(c: Counts, n: int) -> Dict[str, object]:
 def write_counts_text(out: TextIO, c: Counts, n: int) -> None:
     """The most called functions, then those with the most time, each
     in its own table, times in readable units."""
-    from .boot import dur_text
+    from .bootwrite import dur_text
     calls = sum(x.hits for x in c.rows)
     out.write("\nCall counts (%s: %d functions, %d calls):\n" % (
         c.path, len(c.rows), calls))

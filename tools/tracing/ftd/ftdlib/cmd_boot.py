@@ -79,13 +79,14 @@ def add_parser(sub: SubParsers) -> None:
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
     # imported here, not by every command: loading them costs more
     # than a small trace takes to parse
-    from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
-                       fold_small, read_dmesg, read_system_map,
-                       write_boot)
+    from .boot import CONSOLE, DELAY, analyse, fold_small
+    from .bootinput import (Collector, check_overlap, read_dmesg,
+                            read_system_map)
+    from .bootwrite import (hold_columns, hold_rows, holds_dict, holds_note,
+                            write_boot, write_holds_text)
     from .bootcounts import (count_columns, counts_dict, read_counts,
                              write_counts_text)
-    from .bootholds import (find_holds, hold_columns, hold_rows, holds_dict,
-                            holds_note, write_holds_text)
+    from .bootholds import find_holds
     from .bootstacks import boot_stacks, flame_chart, folded, merge
     from .output import write_folded
     from .svg import flamechart

@@ -10,7 +10,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
 import pytest
 
@@ -90,6 +90,15 @@ def fig3_trace() -> List[str]:
     return t.text()
 
 
+def fig3_files(tmp_path: Path) -> Tuple[Path, Path]:
+    """The fig3 trace and the call counts file, written to tmp_path."""
+    f = tmp_path / "fig3.txt"
+    f.write_text("".join(fig3_trace()))
+    c = tmp_path / "fgraph_boot"
+    c.write_text(counts_text())
+    return f, c
+
+
 def test_delay_and_console_rows_per_initcall() -> None:
     view, _ = collect(fig3_trace())
     # foo_init: 5 ms, 2 of them udelay, 1.4 printk; bar_init: 9 ms, of
@@ -132,10 +141,7 @@ def test_fig3_rows_in_csv(tmp_path: Path) -> None:
 
 
 def test_counts(tmp_path: Path) -> None:
-    f = tmp_path / "fig3.txt"
-    f.write_text("".join(fig3_trace()))
-    c = tmp_path / "fgraph_boot"
-    c.write_text(counts_text())
+    f, c = fig3_files(tmp_path)
     text = run_ftd("boot", str(f), "--counts", str(c), "--top", "3"
                    ).stdout.decode()
     sec = text[text.index("Call counts"):]

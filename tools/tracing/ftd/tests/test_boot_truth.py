@@ -14,11 +14,12 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from boottrace import Trace, collect
+from boottrace import Trace
 from conftest import run_ftd
-from ftdlib.boot import Collector, analyse
+from ftdlib.boot import BootView, analyse
+from ftdlib.bootinput import Collector
 from ftdlib.parse import Walker
-from test_boot_fig3 import counts_text, fig3_trace
+from test_boot_fig3 import fig3_files, fig3_trace
 from test_boot_holds import boot_with_holds
 
 
@@ -72,8 +73,8 @@ CALLEES = ("trace_initcall_start_cb", "trace_initcall_finish_cb",
            "tracepoint_probe_register", "_printk", "console_unlock")
 
 
-def rows(lines: List[str], sysmap: Dict[str, str] | None = None
-         ) -> List[Tuple[str, str, str, float]]:
+def view_of(lines: List[str], sysmap: Dict[str, str] | None = None
+            ) -> BootView:
     col = Collector()
     col.begin("synthetic")
     w = Walker(None, None, "boot", flat=True)
@@ -83,6 +84,12 @@ def rows(lines: List[str], sysmap: Dict[str, str] | None = None
     col.close_open(w.info.last_ts)
     view = analyse(col, sysmap)
     assert sum(r.ns for r in view.rows) == view.total
+    return view
+
+
+def rows(lines: List[str], sysmap: Dict[str, str] | None = None
+         ) -> List[Tuple[str, str, str, float]]:
+    view = view_of(lines, sysmap)
     return [(r.kind, r.level, r.name, round(r.ns / 1e6, 3))
             for r in view.rows]
 
@@ -100,8 +107,8 @@ def test_no_row_is_named_after_a_callee() -> None:
     # entry line as far as the trace can tell (no System.map)
     assert initcalls == [("(initcall not traced)", 3.0),
                          ("foo_init", 2.5), ("helper_fn", 2.0)]
-    view, _ = collect(debug_boot().text())
-    assert view.name_sources == {"not traced": 2, "entry lines": 2}
+    assert view_of(debug_boot().text()).name_sources == {
+        "not traced": 2, "entry lines": 2}
 
 
 def test_initcall_debug_printing_is_one_row() -> None:
@@ -121,6 +128,9 @@ def test_system_map_rules_out_a_callee() -> None:
                  if kind == "initcall"]
     assert initcalls == [("6", "(initcall not traced)", 5.0),
                          ("6", "foo_init", 2.5)]
+    view = view_of(debug_boot().text(), {"foo_init": "6"})
+    assert view.name_sources == {"not traced": 3,
+                                 "entry lines in System.map": 1}
 
 
 DMESG = """\
@@ -197,10 +207,7 @@ def test_summary_comes_first(tmp_path: Path) -> None:
 
 
 def test_counts_in_two_tables_with_units(tmp_path: Path) -> None:
-    f = tmp_path / "fig3.txt"
-    f.write_text("".join(fig3_trace()))
-    c = tmp_path / "fgraph_boot"
-    c.write_text(counts_text())
+    f, c = fig3_files(tmp_path)
     text = run_ftd("boot", str(f), "--counts", str(c), "--top", "3"
                    ).stdout.decode()
     sec = text[text.index("Call counts"):].split("\n\n")
