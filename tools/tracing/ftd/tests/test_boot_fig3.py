@@ -140,7 +140,7 @@ def test_fig3_rows_in_csv(tmp_path: Path) -> None:
                           ("console", "printk/console")]
 
 
-def test_counts(tmp_path: Path) -> None:
+def test_counts_file_in_text_json_and_csv(tmp_path: Path) -> None:
     f, c = fig3_files(tmp_path)
     text = run_ftd("boot", str(f), "--counts", str(c), "--top", "3"
                    ).stdout.decode()
