@@ -17,23 +17,26 @@ the end of the boot is given to exactly one row:
 
 So the rows add up to the total.  See Documentation/tools/ftd/ftd.rst,
 section BOOT VIEW, for the function sets and how levels are found.
+
+The boot family, the way pm-graph's bootgraph.py sits on aslib:
+bootinput.py reads the inputs (the traces merged into one Timeline,
+the early-boot header, System.map, the dmesg's initcall_debug lines),
+this module and bootholds.py analyse them (rows, levels, gaps; waits
+and whom they are blamed on), bootwrite.py, bootstacks.py and
+bootcounts.py write the results.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
-import fnmatch
-import json
-import re
-from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
-                    Tuple)
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
+from .analysis import matcher
+from .bootholds import is_irq
+from .bootinput import Collector, InitcallLog, Input
 from .model import BIG, FtdError, task_name
-from .pairing import UNFINISHED, Call
-from .bootholds import SchedEvents
 from .timeline import Timeline
-from .table import Column, text_col, write_table
 
 # printk and console output: the printk entry points, the console
 # flush and the console drivers' write functions (pl011 on the QEMU
@@ -65,71 +68,44 @@ WRAPPERS = {"start_kernel", "rest_init", "arch_call_rest_init",
 END_FUNCS = ("run_init_process", "try_to_run_init_process",
              "kernel_execve")
 
+# initcall_debug's callbacks: do_one_initcall() calls them around the
+# initcall, and they print "calling ..." and "initcall ... returned"
+# to the console.
+DEBUG_CALLBACKS = ("trace_initcall_start_cb", "trace_initcall_finish_cb")
+DEBUG_SET = frozenset(DEBUG_CALLBACKS)
+DEBUG_ROW = "initcall_debug printing"
+NOT_TRACED = "(initcall not traced)"
+# Functions that run directly below do_one_initcall() and are not the
+# initcall: what do_one_initcall() calls itself (the initcall_debug
+# callbacks, the tracepoints, add_latent_entropy()), interrupt and
+# exception entries, the scheduler, printk and delays.
+NOT_INITCALL = list(DEBUG_CALLBACKS) + [
+    "do_trace_initcall_*", "__traceiter_*", "trace_event_raw_event_*",
+    "tracepoint_*", "__tracepoint_*", "initcall_blacklisted",
+    "add_latent_entropy", "add_device_randomness", "__warn*",
+    "warn_slowpath*", "asm_*", "exc_*", "sysvec_*", "el1_*", "el0_*",
+    "do_page_fault", "do_DataAbort", "do_translation_fault",
+    "do_mem_abort", "__do_kernel_fault", "handle_mm_fault",
+    "*schedule*", "pick_next_*", "*_task_fair", "finish_task_switch*",
+    "context_switch", "__switch_to", "preempt_*", "rcu_*"]
+
 LEVELS = ["early", "pure", "core", "postcore", "arch", "subsys", "fs",
           "device", "late"]
 LEVEL_NO = {"early": "early", "pure": "0", "core": "1", "postcore": "2",
             "arch": "3", "subsys": "4", "fs": "5", "rootfs": "5",
             "device": "6", "late": "7"}
-LEVEL_EVENT_RE = re.compile(r"/\* initcall_level: level=(\w+)")
-CLOCK_RE = re.compile(r"# clock: architecture counter at (\d+) Hz")
-UNTIL_RE = re.compile(r"# fgraph_boot: .* from start_kernel\(\) until (.*)")
-THRESH_RE = re.compile(r"# threshold: (\d+) us")
-RECORDS_RE = re.compile(r"# records: (\d+) of (\d+) .*dropped calls: (\d+)")
-SYNC_RE = re.compile(r"# local_clock\(\) was (\d+) ns at counter (\d+)")
-START_EVENT_RE = re.compile(r"/\* initcall_start: func=([^+ ]+)")
-MAP_LINE_RE = re.compile(r"([0-9a-fA-F]+) \w (\S+)$")
-MAP_NAME_RE = re.compile(
-    r"__initcall_+(?:kmod_\w*?__\d+_\d+_)?(\w+?)(early|rootfs|con|[0-7]s?)$")
 
 
-def globs(patterns: Sequence[str]):  # type: ignore[no-untyped-def]
-    plain = {p for p in patterns if not any(c in p for c in "*?[")}
-    wild = [p for p in patterns if p not in plain]
-    cache: Dict[str, bool] = {}
-
-    def match(name: str) -> bool:
-        hit = cache.get(name)
-        if hit is None:
-            hit = name in plain or any(fnmatch.fnmatchcase(name, g)
-                                       for g in wild)
-            cache[name] = hit
-        return hit
-    return match
+is_console = matcher(CONSOLE)
+is_delay = matcher(DELAY)
+is_mm = matcher(MM)
+_not_initcall = matcher(NOT_INITCALL)
 
 
-is_console = globs(CONSOLE)
-is_delay = globs(DELAY)
-is_mm = globs(MM)
-
-
-@dataclasses.dataclass
-class Input:
-    """One input file as the boot view saw it."""
-
-    name: str
-    first: int = BIG
-    last: int = 0
-    calls: int = 0
-    # the same, of the calls only (not of the events in the file)
-    call_first: int = BIG
-    call_last: int = 0
-    # added to the file's times to put them on the main trace's clock
-    # (the early-boot file counts from when the counter started)
-    shift: int = 0
-    freq: int = 0
-    # the early-boot file's header: why recording ended, its
-    # threshold, records used of the buffer's, calls dropped
-    until: str = ""
-    thresh_us: int = -1
-    records: int = -1
-    capacity: int = -1
-    dropped: int = -1
-
-    @property
-    def full(self) -> bool:
-        """The early buffer was full when recording ended."""
-        return "buffer full" in self.until or \
-            "buffer filled up" in self.until or self.dropped > 0
+def is_not_initcall(fn: str) -> bool:
+    """A function below do_one_initcall() that is not the initcall."""
+    return _not_initcall(fn) or is_irq(fn) or is_console(fn) or \
+        is_delay(fn)
 
 
 @dataclasses.dataclass
@@ -159,6 +135,14 @@ class BootView:
     # the boot path: (track, from, until) pieces in time order
     pieces: List[Tuple[str, int, int]] = dataclasses.field(
         default_factory=list)
+    # do_one_initcall() calls by what named their initcall:
+    # "initcall_start events", "dmesg lines", "entry lines" (with
+    # " in System.map" when it checked them) or
+    # "not traced"
+    name_sources: Dict[str, int] = dataclasses.field(default_factory=dict)
+    # the CPUs whose trace starts late (their buffer overwrote the
+    # start)
+    late_cpus: List["LateCpu"] = dataclasses.field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -167,188 +151,6 @@ class BootView:
     @property
     def traced(self) -> int:
         return self.total - sum(b - a for a, b, _ in self.gaps)
-
-
-class Collector:
-    """Collects the calls and initcall_level events of several inputs
-    into one Timeline, one track per task, with the idle task of each
-    CPU and the task-less lines of a CPU on the same track."""
-
-    def __init__(self) -> None:
-        self.tl = Timeline("task")
-        self.inputs: List[Input] = []
-        self.events: List[Tuple[int, str, str]] = []   # ts, track, level
-        self.starts: List[Tuple[int, str]] = []   # initcall_start: ts, fn
-        self.cur = Input("-")
-        self._open: List[Call] = []
-        self.sched = SchedEvents()
-        # the line number of the input being read (set by the caller)
-        self.lineno: Callable[[], int] = lambda: 0
-
-    def begin(self, name: str) -> None:
-        self.cur = Input(name)
-        self.inputs.append(self.cur)
-
-    @staticmethod
-    def track(key: str, cpu: str) -> str:
-        if key.startswith("?/"):
-            # no task column: before the first fork only pid 0 runs
-            return "<idle>-0/" + key[2:]
-        return key
-
-    def call(self, call: Call) -> None:
-        """A call of the pairing core; one still open at the end of the
-        input waits for close_open()."""
-        if call.start < 0:
-            return
-        if call.flags & UNFINISHED:
-            self._open.append(call)
-            return
-        self.sink(call)
-
-    def sink(self, call: Call) -> None:
-        call.start += self.cur.shift
-        call.task = self.track(call.task, call.cpu)
-        start, end = call.start, call.start + call.dur
-        self.tl.add(call)
-        c = self.cur
-        c.calls += 1
-        if start < c.first:
-            c.first = start
-        if end > c.last:
-            c.last = end
-        c.call_first = min(c.call_first, start)
-        c.call_last = max(c.call_last, end)
-
-    def header(self, text: str) -> None:
-        """The early-boot file's header: its clock, and one reading of
-        local_clock() (the main trace's clock) with the counter."""
-        c = self.cur
-        m = UNTIL_RE.match(text)
-        if m:
-            c.until = m.group(1)
-        m = THRESH_RE.match(text)
-        if m:
-            c.thresh_us = int(m.group(1))
-        m = RECORDS_RE.match(text)
-        if m:
-            c.records, c.capacity = int(m.group(1)), int(m.group(2))
-            c.dropped = int(m.group(3))
-        m = CLOCK_RE.match(text)
-        if m:
-            c.freq = int(m.group(1))
-        elif text.startswith("# clock: none"):
-            raise FtdError("%s: the early-boot records have no times (the "
-                           "CPU has no architecture counter): the boot "
-                           "view cannot place them in time" % c.name)
-        m = SYNC_RE.match(text)
-        if m and c.freq:
-            local, ticks = int(m.group(1)), int(m.group(2))
-            # the file prints ticks * 10^9 / freq, truncated
-            c.shift = local - ticks * 1000000000 // c.freq
-
-    def comment_sink(self, key: str, cpu: str, ts: int, text: str) -> None:
-        if ts < 0:
-            self.header(text)
-            return
-        ts += self.cur.shift
-        if self.sched.comment(self.track(key, cpu), cpu, ts, text,
-                              "%s:%d" % (self.cur.name, self.lineno())):
-            return
-        m = LEVEL_EVENT_RE.match(text)
-        if m:
-            self.events.append((ts, self.track(key, cpu), m.group(1)))
-        m = START_EVENT_RE.match(text)
-        if m:
-            self.starts.append((ts, m.group(1)))
-        c = self.cur
-        if ts < c.first:
-            c.first = ts
-        if ts > c.last:
-            c.last = ts
-
-    def start_open(self) -> None:
-        self._open = []
-
-    def close_open(self, last_ts: Optional[int]) -> None:
-        """Calls still open at the end of an input (start_kernel() in
-        the early file, kernel_init's callers in the main one) last
-        until the input's last timestamp."""
-        raw_end = max(self.cur.last - self.cur.shift, last_ts or 0)
-        for call in self._open:
-            call.dur = max(call.start, raw_end) - call.start
-            call.flags &= ~UNFINISHED
-            self.sink(call)
-        self._open = []
-
-
-def check_overlap(inputs: List[Input]) -> Optional[str]:
-    """Inputs sorted by time; a message when the calls of two of them
-    overlap.  Events may: the main buffer's initcall events start
-    before the early buffer's last calls, which run until the regular
-    tracer starts."""
-    used = [i for i in inputs if i.calls]
-    used.sort(key=lambda i: i.call_first)
-    inputs[:] = used + [i for i in inputs if not i.calls]
-    for a, b in zip(used, used[1:]):
-        if b.call_first < a.call_last:
-            return ("%s (%.6f .. %.6f s) and %s (%.6f .. %.6f s) overlap "
-                    "by %.3f ms: they are not one boot, or one holds the "
-                    "other's records (the early records copied into the "
-                    "main buffer); give each boot's records once" % (
-                        a.name, a.call_first / 1e9, a.call_last / 1e9,
-                        b.name, b.call_first / 1e9, b.call_last / 1e9,
-                        (a.call_last - b.call_first) / 1e6))
-    return None
-
-
-def read_system_map(path: str) -> Dict[str, str]:
-    """Initcall function -> level number, from the initcall section of
-    a System.map (symbols between __initcallN_start markers)."""
-    starts: List[Tuple[int, str]] = []
-    calls: List[Tuple[int, str]] = []
-    end = -1
-    try:
-        f = open(path, encoding="utf-8", errors="replace")
-    except OSError as err:
-        raise FtdError("%s: cannot open: %s" % (path, err.strerror))
-    with f:
-        for n, line in enumerate(f, 1):
-            m = MAP_LINE_RE.match(line.strip())
-            if m is None:
-                if line.strip():
-                    raise FtdError("%s:%d: not a System.map line: %s" % (
-                        path, n, line.strip()[:80]))
-                continue
-            addr = int(m.group(1), 16)
-            sym = m.group(2)
-            if sym == "__initcall_start":
-                starts.append((addr, "early"))
-            elif sym == "__initcall_end":
-                end = addr
-            elif sym.startswith("__initcall") and sym.endswith("_start"):
-                lv = sym[len("__initcall"):-len("_start")]
-                if lv.isdigit():
-                    starts.append((addr, lv))
-            elif sym.startswith("__initcall_"):
-                mn = MAP_NAME_RE.match(sym)
-                if mn:
-                    calls.append((addr, mn.group(1)))
-    if not starts or end < 0:
-        raise FtdError("%s: no initcall section markers (__initcall_start,"
-                       " __initcall0_start .. __initcall_end)" % path)
-    starts.sort()
-    out: Dict[str, str] = {}
-    for addr, fn in calls:
-        if addr >= end:
-            continue
-        lv = ""
-        for a, name in starts:
-            if a <= addr:
-                lv = name
-        if lv:
-            out[fn] = lv
-    return out
 
 
 class Levels:
@@ -441,7 +243,8 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
 
 
 def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
-            until: Optional[int] = None) -> BootView:
+            until: Optional[int] = None,
+            dmesg: Optional[InitcallLog] = None) -> BootView:
     tl = col.tl
     notes: List[str] = []
     col.inputs.sort(key=lambda i: (i.calls == 0, i.first))
@@ -502,6 +305,53 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             return starts[i][1]
         return ""
 
+    # the initcall of each do_one_initcall() call, from what names it:
+    # its initcall_start event, initcall_debug's line in the dmesg
+    # file, or its own entry line (the one function it calls that is
+    # an initcall in System.map, or, without one, that is not one of
+    # do_one_initcall()'s own callees, an interrupt, the scheduler,
+    # printk or a delay); never from a callee further down
+    kids: Dict[int, List[str]] = {}
+    ic_recs: List[List[int]] = []
+    nstack: List[List[int]] = []
+    for r in recs:
+        while nstack and nstack[-1][2] >= r[2]:
+            nstack.pop()
+        if nstack and id(nstack[-1]) in kids:
+            kids[id(nstack[-1])].append(names[r[3]])
+        nstack.append(r)
+        if names[r[3]] == "do_one_initcall":
+            ic_recs.append(r)
+            kids[id(r)] = []
+    del nstack
+    log = dmesg.lines if dmesg is not None else []
+    log_ts = [t for t, _ in log]
+    named: Dict[int, str] = {}
+    sources: Dict[str, int] = {}
+    for r in ic_recs:
+        name, how = initcall_name(r), "initcall_start events"
+        if not name and log:
+            # the printk time is cut to us
+            i = bisect.bisect_left(log_ts, r[0] - 999)
+            if i < len(log) and log[i][0] <= r[1]:
+                name, how = log[i][1], "dmesg lines"
+        if not name:
+            own = {k for k in kids[id(r)]
+                   if (k in sysmap if sysmap else not is_not_initcall(k))}
+            if len(own) == 1:
+                name, how = own.pop(), "entry lines" + (
+                    " in System.map" if sysmap else "")
+        if not name:
+            how = "not traced"
+        named[id(r)] = name
+        sources[how] = sources.get(how, 0) + 1
+    if dmesg is not None and not sources.get("dmesg lines") and \
+            sources.get("not traced"):
+        notes.append(
+            "no initcall_debug line of %s falls inside a traced "
+            "do_one_initcall() call: is it the dmesg of this boot, and "
+            "does the trace use the local clock (printk's)?" % dmesg.path)
+
     rows: Dict[Tuple[str, str, str], Row] = {}
     lv_sum: Dict[str, List[int]] = {}   # level -> [initcalls, ns]
 
@@ -534,9 +384,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                     j += 1
                 call = ""
                 if path[j - 1] == "do_one_initcall":
-                    call = initcall_name(stack[j - 1])
-                    if not call and j < len(path):
-                        call = path[j]
+                    call = named.get(id(stack[j - 1]), "") or NOT_TRACED
                 t = stack[min(j, len(stack) - 1)][0]
                 lv = levels.level(call, t)
                 return "initcall", lv, call or "(rest of the level)"
@@ -587,34 +435,37 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 text = "probe %s (%s)" % (drv or "(not traced)", text)
         return key, text
 
+    def charge(stack: List[List[int]], kind: str, lv: str, name: str
+               ) -> Tuple[str, str, str, Optional[Tuple[str, str, str]]]:
+        """The row that the own time of the innermost record of stack
+        goes to (kind, level, name) and the phase it is shown under."""
+        path = [names[x[3]] for x in stack]
+        if kind == "initcall" and not DEBUG_SET.isdisjoint(path):
+            # initcall_debug's callbacks and their console output
+            return "initcall_debug", "", DEBUG_ROW, None
+        for k, fn in enumerate(path):
+            if is_console(fn):
+                grp, text = where(stack[:k])
+                return "console", grp[1], "printk/console in %s" % text, grp
+        for k, fn in enumerate(path):
+            if is_delay(fn):
+                grp, text = where(stack[:k])
+                return "delay", grp[1], "%s in %s" % (fn, text), grp
+        drv = probe(stack) if kind == "initcall" else None
+        if drv is not None:
+            return "probe", lv, "%s (initcall %s %s)" % (
+                drv or "(probe function not traced)", lv, name), \
+                (kind, lv, name)
+        return kind, lv, name, None
+
     def close(stack: List[List[int]], child: List[int]) -> None:
         r = stack[-1]
         own = (r[1] - r[0]) - child[-1]
         kind, lv, name = phase(stack)
         if kind == "initcall":
             lv_sum.setdefault(lv, [0, 0])[1] += own
-        path = [names[x[3]] for x in stack]
-        for k, fn in enumerate(path):
-            if is_console(fn):
-                grp, text = where(stack[:k])
-                give("console", grp[1], "printk/console in %s" % text, own,
-                     r[0], grp)
-                break
-        else:
-            for k, fn in enumerate(path):
-                if is_delay(fn):
-                    grp, text = where(stack[:k])
-                    give("delay", grp[1], "%s in %s" % (fn, text), own,
-                         r[0], grp)
-                    break
-            else:
-                drv = probe(stack) if kind == "initcall" else None
-                if drv is not None:
-                    give("probe", lv, "%s (initcall %s %s)" % (
-                        drv or "(probe function not traced)", lv, name),
-                        own, r[0], (kind, lv, name))
-                else:
-                    give(kind, lv, name, own, r[0])
+        k, level, text, grp = charge(stack, kind, lv, name)
+        give(k, level, text, own, r[0], grp)
         stack.pop()
         child.pop()
         if child:
@@ -662,6 +513,8 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             "tracing_thresh, or run before the tracer started" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
     notes += _full_notes(col.inputs, gaps)
+    late = _late_cpus(col.inputs, gaps, end - start)
+    notes += [text for _, text in late]
     # rows in boot order, each phase's probes, delays and console
     # output right under it (in the order they first got time)
     gfirst: Dict[Tuple[str, str, str], int] = {}
@@ -672,14 +525,14 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
                     levels.source, lv_sum, notes, [p[0] for p in pieces],
-                    list(pieces))
+                    list(pieces), sources, [short for short, _ in late])
 
 
 # A device probe: really_probe() and the bus probe functions between
 # it and the driver's own probe function.
 PROBE_ENTRY = ("really_probe", "__driver_probe_device",
                "driver_probe_device")
-is_probe_wrapper = globs(list(PROBE_ENTRY) + [
+is_probe_wrapper = matcher(list(PROBE_ENTRY) + [
     "call_driver_probe", "platform_probe", "amba_probe", "virtio_dev_probe",
     "pci_device_probe", "local_pci_probe", "i2c_device_probe", "spi_probe",
     "usb_probe_interface", "usb_probe_device", "mmc_bus_probe",
@@ -713,6 +566,59 @@ def _full_notes(inputs: List[Input], gaps: List[Tuple[int, int, str]]
                 ", %d calls dropped" % i.dropped if i.dropped > 0 else "",
                 ns / 1e6, thresh, i.thresh_us,
                 i.capacity if i.capacity >= 0 else "?"))
+    return out
+
+
+LATE_NS = 1000000000
+
+
+class LateCpu(NamedTuple):
+    """A CPU whose trace starts late: its buffer overwrote the start."""
+
+    cpu: str
+    input: str
+    lag: int        # ns after the input's first line
+    first_cpu: str  # the CPU of the input's first line
+
+
+def _late_cpus(inputs: List[Input], gaps: List[Tuple[int, int, str]],
+               total: int) -> List[Tuple["LateCpu", str]]:
+    """The CPUs of an input whose first line comes long after the
+    input's first line (a tenth of the boot or more, and a second or
+    more: an idle CPU has lines more often), or that the
+    trace marks with "##### CPU N buffer started ####": their ring
+    buffer was full and overwrote the start.  A short line and a note
+    for each, with what closes the gap."""
+    out: List[Tuple[LateCpu, str]] = []
+    for i in inputs:
+        if not i.cpu_first:
+            continue
+        t0 = min(i.cpu_first.values())
+        cpu0 = min(i.cpu_first, key=lambda c: (i.cpu_first[c], c))
+        for cpu, first in sorted(i.cpu_first.items(),
+                                 key=lambda kv: (kv[1], kv[0])):
+            lag = first - t0
+            if cpu not in i.started and (len(i.cpu_first) < 2 or
+                                         lag * 10 < max(total, 1) or
+                                         lag < LATE_NS):
+                continue
+            lost = sum(max(0, min(b, first) - max(a, t0))
+                       for a, b, _ in gaps)
+            short = LateCpu(cpu, i.name, lag, cpu0)
+            out.append((short, (
+                "CPU %s's trace in %s starts at %.6f s, %.3f ms after the "
+                "trace's first line (%.6f s, CPU %s)%s: its ring buffer "
+                "filled up and overwrote the start of the boot on that "
+                "CPU; %.3f ms of the boot path's not-traced time lie in "
+                "that span.  Boot with a larger trace_buf_size= (the size "
+                "of each CPU's buffer), or with trace_options=nooverwrite "
+                "(which keeps the start and drops what comes after a full "
+                "buffer); the \"overrun:\" count of per_cpu/cpu%s/stats, "
+                "saved after boot, says how many events were overwritten"
+                % (cpu, i.name, first / 1e9, lag / 1e6, t0 / 1e9, cpu0,
+                   ", and the trace marks it: \"##### CPU %s buffer "
+                   "started ####\"" % cpu if cpu in i.started else "",
+                   lost / 1e6, cpu))))
     return out
 
 
@@ -791,133 +697,15 @@ def fold_small(view: BootView, min_ns: int) -> List[Row]:
     return out
 
 
-def level_label(lv: str) -> str:
-    if lv == "early":
-        return "early"
-    if lv.isdigit() and int(lv) + 1 < len(LEVELS):
-        return "%s %s" % (lv, LEVELS[int(lv) + 1])
-    return lv or ""
-
-
-KIND_LABEL = {"setup_arch": "setup_arch", "mm": "mm init",
-              "initcall": "initcall", "delay": "delay",
-              "console": "console", "other": "other", "gap": "not traced"}
-FIELDS = ["kind", "level", "name", "first_s", "time_us", "percent"]
-
-
-def row_dicts(view: BootView, rows: Sequence[Row]) -> List[Dict[str, object]]:
-    tot = max(view.total, 1)
-    return [{"kind": r.kind, "level": r.level, "name": r.name,
-             "first_s": round(r.first / 1e9, 6),
-             "time_us": round(r.ns / 1000.0, 3),
-             "percent": round(100.0 * r.ns / tot, 3)} for r in rows]
-
-
-def view_dict(view: BootView, rows: Sequence[Row]) -> Dict[str, object]:
-    return {
-        "inputs": [{"file": i.name, "first_s": i.first / 1e9 if i.calls
-                    else None, "last_s": i.last / 1e9 if i.calls else None,
-                    "calls": i.calls, "shift_s": i.shift / 1e9}
-                   for i in view.inputs],
-        "start_s": view.start / 1e9,
-        "end_s": view.end / 1e9,
-        "end": view.end_reason,
-        "total_us": round(view.total / 1000.0, 3),
-        "traced_us": round(view.traced / 1000.0, 3),
-        "not_traced_us": round((view.total - view.traced) / 1000.0, 3),
-        "level_source": view.level_source,
-        "levels": {lv: {"initcalls": v[0], "time_us": round(v[1] / 1000.0,
-                                                            3)}
-                   for lv, v in sorted(view.levels.items(),
-                                       key=lambda kv: _lv_key(kv[0]))},
-        "rows": row_dicts(view, rows),
-        "gaps": [{"start_s": a / 1e9, "end_s": b / 1e9,
-                  "time_us": round((b - a) / 1000.0, 3), "what": name}
-                 for a, b, name in view.gaps],
-        "notes": view.notes,
-    }
-
-
-def _lv_key(lv: str) -> Tuple[int, str]:
-    if lv == "early":
-        return (-1, lv)
-    head = lv.split("..")[0]
-    return (int(head), lv) if head.isdigit() else (99, lv)
-
-
-def boot_columns(view: BootView) -> List[Column]:
-    """The boot table: kind, level, name, first time, time, share."""
-    tot = max(view.total, 1)
-    return [
-        Column("Kind", "kind", lambda r: KIND_LABEL.get(r.kind, r.kind),
-               lambda r: r.kind, left=True),
-        Column("Level", "level", lambda r: level_label(r.level),
-               lambda r: r.level, left=True),
-        text_col("Name", "name", lambda r: r.name, width=56),
-        Column("First(s)", "first_s", lambda r: "%.6f" % (r.first / 1e9),
-               lambda r: round(r.first / 1e9, 6),
-               lambda r: "%.6f" % (r.first / 1e9)),
-        Column("Time(ms)", "time_us", lambda r: "%.3f" % (r.ns / 1e6),
-               lambda r: round(r.ns / 1000.0, 3),
-               lambda r: "%.3f" % (r.ns / 1000.0)),
-        Column("%", "percent", lambda r: "%.1f" % (100.0 * r.ns / tot),
-               lambda r: round(100.0 * r.ns / tot, 3),
-               lambda r: "%.3f" % (100.0 * r.ns / tot)),
-    ]
-
-
-def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
-               fmt: str, extra_json: Optional[Dict[str, object]] = None,
-               sections: Optional[Callable[[TextIO], None]] = None
-               ) -> None:
-    """The boot view in fmt; extra_json goes into the JSON document,
-    sections writes the text sections that follow the table."""
-    if fmt == "json":
-        d = view_dict(view, rows)
-        d.update(extra_json or {})
-        out.write(json.dumps(d, indent=1) + "\n")
-        return
-    if fmt == "csv":
-        write_table(out, boot_columns(view), rows, "csv")
-        return
-    tot = max(view.total, 1)
-    for i in view.inputs:
-        if i.calls:
-            out.write("input  %s: %.6f .. %.6f s, %d calls%s\n" % (
-                i.name, i.first / 1e9, i.last / 1e9, i.calls,
-                ", counter times moved by %+.6f s to local_clock()" %
-                (i.shift / 1e9) if i.shift else ""))
-        else:
-            out.write("input  %s: no calls\n" % i.name)
-    out.write("boot   %.6f .. %.6f s, ends at the %s\n" % (
-        view.start / 1e9, view.end / 1e9, view.end_reason))
-    out.write("total  %.3f ms: traced %.3f ms (%.1f%%), not traced "
-              "%.3f ms in %d gaps\n" % (
-                  view.total / 1e6, view.traced / 1e6,
-                  100.0 * view.traced / tot,
-                  (view.total - view.traced) / 1e6, len(view.gaps)))
-    out.write("levels from %s\n\n" % view.level_source)
-    total = Row("total", "", "", view.total)
-    cols = boot_columns(view)
-    cols[0].text = lambda r: r.kind if r is total else \
-        KIND_LABEL.get(r.kind, r.kind)
-    cols[3].text = lambda r: "" if r is total else "%.6f" % (r.first / 1e9)
-    write_table(out, cols, rows, "text", footer=total)
-    if sections is not None:
-        sections(out)
-    if view.levels:
-        out.write("\nInitcall levels (traced initcalls, time in ms "
-                  "including their delays, console and untraced "
-                  "initcalls):\n")
-        for lv, v in sorted(view.levels.items(),
-                            key=lambda kv: _lv_key(kv[0])):
-            out.write("  %-12s %4d initcalls %12.3f ms\n" % (
-                level_label(lv), v[0], v[1] / 1e6))
-    big = sorted(view.gaps, key=lambda g: g[0] - g[1])[:5]
-    if big:
-        out.write("\nLargest gaps (ms):\n")
-        for a, b, name in sorted(big):
-            out.write("  %10.3f  %.6f .. %.6f s  %s\n" % (
-                (b - a) / 1e6, a / 1e9, b / 1e9, name))
-    for n in view.notes:
-        out.write("note: %s\n" % n)
+def slowest_initcalls(view: BootView) -> List[Tuple[int, Row]]:
+    """The initcalls with their time (their own row with their
+    probes', delays' and console output's rows), slowest first; not
+    the rows of initcalls the trace does not name."""
+    total: Dict[Tuple[str, str, str], int] = {}
+    for r in view.rows:
+        total[r.group] = total.get(r.group, 0) + r.ns
+    own = [r for r in view.rows if r.kind == "initcall" and
+           not r.name.startswith("(") and (r.kind, r.level, r.name) ==
+           r.group]
+    return sorted(((total[r.group], r) for r in own),
+                  key=lambda x: (-x[0], x[1].first))

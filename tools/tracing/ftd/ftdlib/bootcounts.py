@@ -130,23 +130,23 @@ def counts_dict(c: Counts, n: int) -> Dict[str, object]:
 
 
 def write_counts_text(out: TextIO, c: Counts, n: int) -> None:
-    """The most called functions and those with the most time, side
-    by side."""
+    """The most called functions, then those with the most time, each
+    in its own table, times in readable units."""
+    from .bootwrite import dur_text
     calls = sum(x.hits for x in c.rows)
     out.write("\nCall counts (%s: %d functions, %d calls):\n" % (
         c.path, len(c.rows), calls))
-    left = ["%10d  %s" % (x.hits, x.name) for x in c.most_called(n)]
-    right = ["%12.3f  %10.3f  %s" % (x.total_ns / 1e6, x.avg_ns / 1e3,
-                                    x.name) for x in c.most_time(n)]
-    w = max([len(s) for s in left] + [36])
-    out.write("  %-*s    %s\n" % (w, "%10s  %s" % ("Hit", "Most called"),
-                                   "%12s  %10s  %s" % ("Time(ms)", "Avg(us)",
-                                                       "Most time")
-                                   if c.timed else "(no times in the file)"))
-    for i in range(max(len(left), len(right))):
-        a = left[i] if i < len(left) else ""
-        b = right[i] if i < len(right) else ""
-        out.write(("  %-*s    %s" % (w, a, b)).rstrip() + "\n")
+    out.write("\nMost called:\n%12s  %s\n" % ("Hit", "Function"))
+    for x in c.most_called(n):
+        out.write("%12d  %s\n" % (x.hits, x.name))
+    out.write("\nMost time:\n")
+    if not c.timed:
+        out.write("  (no times in the file)\n")
+        return
+    out.write("%13s  %11s  %10s  %s\n" % ("Time", "Avg", "Hit", "Function"))
+    for x in c.most_time(n):
+        out.write("%13s  %11s  %10d  %s\n" % (
+            dur_text(x.total_ns), dur_text(x.avg_ns), x.hits, x.name))
 
 
 def count_columns(timed: bool) -> List[Column]:

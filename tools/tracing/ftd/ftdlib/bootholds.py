@@ -16,23 +16,20 @@ same rule, down a chain of at most MAX_CHAIN threads.  A wakeup from
 an interrupt (a wakeup event on a line whose calls are an interrupt
 or softirq handler) or from an idle task blames no thread.  What no
 thread is blamed for is "unexplained".  See Documentation/tools/ftd/
-ftd.rst, section BOOT VIEW, "Boot holds".
+ftd.rst, section BOOT VIEW, "Boot holds".  The events are read by
+bootinput.py, the holds' tables written by bootwrite.py.
 """
 
 from __future__ import annotations
 
 import bisect
 import dataclasses
-import re
-from typing import (TYPE_CHECKING, Callable, Dict, Iterator, List,
-                    Optional, Sequence, TextIO, Tuple)
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .analysis import matcher
+from .bootinput import SchedEvents, Switch, Wake
 from .model import task_name
 from .timeline import Timeline
-
-if TYPE_CHECKING:
-    from .table import Column
 
 # The command line that records what the holds need (all four events
 # exist in 6.12: include/trace/events/sched.h).
@@ -40,14 +37,6 @@ SCHED_EVENTS = ("sched:sched_switch,sched:sched_waking,"
                 "sched:sched_wakeup,sched:sched_wakeup_new")
 SCHED_CMDLINE = "trace_event=" + SCHED_EVENTS
 MAX_CHAIN = 8
-
-EVENT_RE = re.compile(r"/\* (sched_switch|sched_waking|sched_wakeup_new|"
-                      r"sched_wakeup): (.*?)\s*\*/\s*$")
-SWITCH_RE = re.compile(
-    r"prev_comm=(.*) prev_pid=(-?\d+) prev_prio=-?\d+ prev_state=(\S+) "
-    r"==> next_comm=(.*) next_pid=(-?\d+) next_prio=-?\d+$")
-WAKE_RE = re.compile(r"comm=(.*) pid=(-?\d+) prio=-?\d+"
-                     r"(?: target_cpu=\d+)?$")
 
 # Frames between a wait and the scheduler: the wait function is the
 # innermost frame of the sleeping thread that is none of these.
@@ -87,73 +76,6 @@ def pid_of(key: str) -> int:
     """The pid of a task key ("comm-pid", "<idle>-0/1"); -1 unknown."""
     tail = task_name(key).rpartition("-")[2]
     return int(tail) if tail.isdigit() else -1
-
-
-@dataclasses.dataclass
-class Switch:
-    ts: int
-    cpu: str
-    prev: int
-    prev_comm: str
-    state: str
-    nxt: int
-    next_comm: str
-
-
-@dataclasses.dataclass
-class Wake:
-    ts: int
-    kind: str        # sched_waking, sched_wakeup, sched_wakeup_new
-    pid: int         # the task woken
-    comm: str
-    by: str          # the task key of the line it is on (the waker)
-    cpu: str
-
-
-class SchedEvents:
-    """The scheduler events of all inputs, from their comment lines."""
-
-    def __init__(self) -> None:
-        self.switches: List[Switch] = []
-        self.wakes: List[Wake] = []
-        self.comm: Dict[int, str] = {}
-        self.bad: List[str] = []
-        self.seen: Dict[str, int] = {}
-
-    def comment(self, key: str, cpu: str, ts: int, text: str,
-                where: str) -> bool:
-        """One comment line; True if it was a scheduler event."""
-        if "sched_" not in text:
-            return False
-        m = EVENT_RE.match(text)
-        if m is None:
-            return False
-        ev, body = m.group(1), m.group(2)
-        self.seen[ev] = self.seen.get(ev, 0) + 1
-        if ev == "sched_switch":
-            s = SWITCH_RE.match(body)
-            if s is None:
-                self.bad.append("%s: a sched_switch event not in the "
-                                "6.12 format: %s" % (where, body[:80]))
-                return True
-            prev, nxt = int(s.group(2)), int(s.group(5))
-            self.switches.append(Switch(ts, cpu, prev, s.group(1),
-                                        s.group(3), nxt, s.group(4)))
-            self.comm[prev] = s.group(1)
-            self.comm[nxt] = s.group(4)
-            return True
-        w = WAKE_RE.match(body)
-        if w is None:
-            self.bad.append("%s: a %s event not in the 6.12 format: %s" % (
-                where, ev, body[:80]))
-            return True
-        pid = int(w.group(2))
-        self.wakes.append(Wake(ts, ev, pid, w.group(1), key, cpu))
-        self.comm[pid] = w.group(1)
-        return True
-
-    def __bool__(self) -> bool:
-        return bool(self.switches)
 
 
 @dataclasses.dataclass
@@ -511,130 +433,3 @@ def find_holds(ev: SchedEvents, tl: Timeline,
             holds.append(h)
     holds.sort(key=lambda h: h.start)
     return holds
-
-
-@dataclasses.dataclass
-class HoldRow:
-    """One row of the holds table: a hold with one of its blames (the
-    first row of a hold also carries the hold's own columns)."""
-
-    hold: Hold
-    blame: Optional[Blame]
-    first: bool
-
-
-def hold_rows(holds: Sequence[Hold]) -> List[HoldRow]:
-    out: List[HoldRow] = []
-    for h in holds:
-        if not h.blames:
-            out.append(HoldRow(h, None, True))
-        for i, b in enumerate(h.blames):
-            out.append(HoldRow(h, b, i == 0))
-    return out
-
-
-def _top(b: Optional[Blame]) -> str:
-    if b is None:
-        return ""
-    return ", ".join("%s %.3f" % (f, ns / 1e6) for f, ns in b.top)
-
-
-def _blamed_name(r: HoldRow) -> str:
-    if r.blame is None:
-        return "-"
-    if r.blame.via:
-        return "%s (waking %s)" % (r.blame.thread, " < ".join(
-            reversed(r.blame.via)))
-    return r.blame.thread
-
-
-def hold_columns(text: bool) -> List["Column"]:
-    from .table import Column, text_col
-
-    def own(get: Callable[[HoldRow], str]) -> Callable[[HoldRow], str]:
-        return lambda r: get(r) if r.first or not text else ""
-    ms = "%.3f"
-    return [
-        text_col("Waiting", "waiting", own(lambda r: r.hold.thread)),
-        text_col("Wait function", "wait_function",
-                 own(lambda r: r.hold.wait_fn)),
-        Column("At(s)", "start_s", own(lambda r: "%.6f" % (
-            r.hold.start / 1e9)), lambda r: round(r.hold.start / 1e9, 6)),
-        Column("Wait(ms)", "wait_us", own(lambda r: ms % (r.hold.ns / 1e6)),
-               lambda r: round(r.hold.ns / 1e3, 3),
-               lambda r: "%.3f" % (r.hold.ns / 1e3)),
-        text_col("Blamed thread", "blamed", _blamed_name, width=40),
-        Column("Blamed(ms)", "blamed_us",
-               lambda r: ms % (r.blame.ns / 1e6) if r.blame else "0.000",
-               lambda r: round(r.blame.ns / 1e3, 3) if r.blame else 0.0,
-               lambda r: "%.3f" % (r.blame.ns / 1e3 if r.blame else 0)),
-        Column("Unexplained(ms)", "unexplained_us",
-               own(lambda r: ms % (r.hold.unexplained / 1e6)),
-               lambda r: round(r.hold.unexplained / 1e3, 3),
-               lambda r: "%.3f" % (r.hold.unexplained / 1e3)),
-        text_col("Top functions of the blamed thread (ms)", "top",
-                 lambda r: _top(r.blame)),
-    ]
-
-
-def holds_dict(holds: Sequence[Hold], ev: SchedEvents,
-               note: str) -> Dict[str, object]:
-    return {
-        "events": dict(sorted(ev.seen.items())),
-        "note": note,
-        "holds": [{
-            "waiting": h.thread, "wait_function": h.wait_fn,
-            "stack": h.stack, "start_s": h.start / 1e9,
-            "end_s": h.end / 1e9,
-            "back_s": h.back / 1e9 if h.back >= 0 else None,
-            "wait_us": round(h.ns / 1e3, 3),
-            "woken_by": h.waker,
-            "blamed_us": round(h.blamed / 1e3, 3),
-            "unexplained_us": round(h.unexplained / 1e3, 3),
-            "unexplained_why": h.why if h.unexplained else "",
-            "blamed": [{
-                "thread": b.thread, "via": b.via,
-                "spans_s": [[x / 1e9, y / 1e9] for x, y in b.spans],
-                "time_us": round(b.ns / 1e3, 3),
-                "top": [{"function": f, "time_us": round(ns / 1e3, 3)}
-                        for f, ns in b.top]} for b in h.blames]}
-            for h in holds]}
-
-
-def holds_note(ev: SchedEvents, holds: Sequence[Hold]) -> str:
-    """What the holds section can say: why it is empty, or what it
-    misses."""
-    if not ev.switches:
-        return ("the trace has no sched_switch events: boot holds need "
-                "the scheduler events; boot with %s (and save the trace "
-                "with funcgraph-proc)" % SCHED_CMDLINE)
-    if not ev.wakes:
-        return ("the trace has sched_switch but no wakeup events: no "
-                "wait can be blamed; add sched:sched_waking,"
-                "sched:sched_wakeup to trace_event=")
-    if not holds:
-        return "no boot thread was switched out asleep during the boot"
-    return ""
-
-
-def write_holds_text(out: TextIO, holds: Sequence[Hold],
-                     ev: SchedEvents) -> None:
-    from .table import write_table
-    note = holds_note(ev, holds)
-    out.write("\nBoot holds: ")
-    if note:
-        out.write(note + "\n")
-        return
-    wait = sum(h.ns for h in holds)
-    blamed = sum(h.blamed for h in holds)
-    out.write("%d waits of the boot threads, %.3f ms: %.3f ms blamed on "
-              "the threads that woke them, %.3f ms unexplained\n" % (
-                  len(holds), wait / 1e6, blamed / 1e6,
-                  (wait - blamed) / 1e6))
-    write_table(out, hold_columns(True), hold_rows(holds), "text")
-    whys: Dict[str, int] = {}
-    for h in holds:
-        if h.unexplained and h.why:
-            whys[h.why] = whys.get(h.why, 0) + h.unexplained
-    for why, ns in sorted(whys.items(), key=lambda kv: -kv[1]):
-        out.write("  unexplained %.3f ms: %s\n" % (ns / 1e6, why))

@@ -31,6 +31,13 @@ def add_parser(sub: SubParsers) -> None:
                    help="the kernel's System.map: initcall levels from "
                    "its initcall section (used when the trace has no "
                    "initcall_level events)")
+    b.add_argument("--dmesg", metavar="FILE",
+                   help="the kernel log of the same boot with "
+                   "initcall_debug (dmesg, or the console log with "
+                   "printk times): names the initcalls whose "
+                   "do_one_initcall() call the trace has but not their "
+                   "own line, from its \"calling  fn+0x0/0x.. @ 1\" and "
+                   "\"initcall fn+0x.. returned\" lines")
     b.add_argument("--until", type=seconds, metavar="SECONDS",
                    help="end the boot here instead of at the exec of "
                    "/init (seconds of the trace clock)")
@@ -72,12 +79,14 @@ def add_parser(sub: SubParsers) -> None:
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
     # imported here, not by every command: loading them costs more
     # than a small trace takes to parse
-    from .boot import (CONSOLE, DELAY, Collector, analyse, check_overlap,
-                       fold_small, read_system_map, write_boot)
+    from .boot import CONSOLE, DELAY, analyse, fold_small
+    from .bootinput import (Collector, check_overlap, read_dmesg,
+                            read_system_map)
+    from .bootwrite import (hold_columns, hold_rows, holds_dict, holds_note,
+                            write_boot, write_holds_text)
     from .bootcounts import (count_columns, counts_dict, read_counts,
                              write_counts_text)
-    from .bootholds import (find_holds, hold_columns, hold_rows, holds_dict,
-                            holds_note, write_holds_text)
+    from .bootholds import find_holds
     from .bootstacks import boot_stacks, flame_chart, folded, merge
     from .output import write_folded
     from .svg import flamechart
@@ -95,6 +104,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     counts = read_counts(a.counts) if a.counts else None
     col = Collector()
     sysmap = read_system_map(a.system_map) if a.system_map else None
+    dmesg = read_dmesg(a.dmesg) if a.dmesg else None
     last: Optional[Walker] = None
     for path in a.traces:
         col.begin("<stdin>" if path == "-" else path)
@@ -112,7 +122,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     problem = check_overlap(col.inputs)
     if problem:
         raise FtdError(problem)
-    view = analyse(col, sysmap, a.until)
+    view = analyse(col, sysmap, a.until, dmesg)
     for msg in col.sched.bad[:5]:
         warn(msg + " (left out)")
     if len(col.sched.bad) > 5:
@@ -140,7 +150,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
                         "/sys/kernel/tracing/trace_stat/fgraph_boot after "
                         "boot, see Documentation/trace/fgraph-boot.rst)\n")
         write_boot(out, view, fold_small(view, a.min_us), a.format, extra,
-                   sections)
+                   sections, holds)
     if a.folded or a.flame:
         root = merge(boot_stacks(view, col.tl, holds))
         if a.folded:

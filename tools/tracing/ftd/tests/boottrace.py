@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ftdlib.boot import BootView, Collector, analyse
+from ftdlib.boot import BootView, analyse
+from ftdlib.bootinput import Collector
 from ftdlib.parse import Walker
 
 HEAD = ["# tracer: function_graph\n", "#\n",

@@ -43,7 +43,8 @@ import pytest
 
 from conftest import DATA_DIR, run_ftd
 from ftdlib.timeline import Timeline
-from ftdlib.boot import BootView, Collector, analyse, read_system_map
+from ftdlib.boot import BootView, analyse
+from ftdlib.bootinput import Collector, read_system_map
 from ftdlib.parse import Walker
 
 REAL = DATA_DIR / "boot_icount.txt"

@@ -17,7 +17,8 @@ import pytest
 
 from boottrace import TASK, Trace, collect
 from conftest import run_ftd
-from ftdlib.boot import BootView, Collector
+from ftdlib.boot import BootView
+from ftdlib.bootinput import Collector
 from ftdlib.bootholds import SCHED_CMDLINE, Hold, find_holds
 from ftdlib.bootstacks import boot_stacks, folded, merge
 
