@@ -29,7 +29,8 @@ import re
 from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
                     Tuple)
 
-from .model import BIG, FtdError, task_name
+from .model import BIG, FtdError
+from .tasks import idle_key, is_unknown, pid_of, task_cpu
 from .pairing import UNFINISHED, Call
 from .bootholds import SchedEvents
 from .timeline import Timeline
@@ -191,9 +192,9 @@ class Collector:
 
     @staticmethod
     def track(key: str, cpu: str) -> str:
-        if key.startswith("?/"):
+        if is_unknown(key):
             # no task column: before the first fork only pid 0 runs
-            return "<idle>-0/" + key[2:]
+            return idle_key(key[2:])
         return key
 
     def call(self, call: Call) -> None:
@@ -420,9 +421,9 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
     boot_cpu = ""
     for t, s in first.items():
         if s == t0:
-            boot_cpu = t.rpartition("/")[2] if task_name(t) != t else ""
-    idle = "<idle>-0/" + boot_cpu if boot_cpu else ""
-    init = [t for t in first if t.rpartition("-")[2] == "1"]
+            boot_cpu = task_cpu(t)
+    idle = idle_key(boot_cpu) if boot_cpu else ""
+    init = [t for t in first if pid_of(t) == 1]
     pieces: List[Tuple[str, int, int]] = []
     if init:
         # pid 1 may have one track per input: the early file names it

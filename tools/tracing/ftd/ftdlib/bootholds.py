@@ -28,7 +28,8 @@ from typing import (TYPE_CHECKING, Callable, Dict, Iterator, List,
                     Optional, Sequence, TextIO, Tuple)
 
 from .analysis import matcher
-from .model import task_name
+from .layout import SCHED_SWITCH_RE
+from .tasks import pid_of, task_name
 from .timeline import Timeline
 
 if TYPE_CHECKING:
@@ -43,9 +44,6 @@ MAX_CHAIN = 8
 
 EVENT_RE = re.compile(r"/\* (sched_switch|sched_waking|sched_wakeup_new|"
                       r"sched_wakeup): (.*?)\s*\*/\s*$")
-SWITCH_RE = re.compile(
-    r"prev_comm=(.*) prev_pid=(-?\d+) prev_prio=-?\d+ prev_state=(\S+) "
-    r"==> next_comm=(.*) next_pid=(-?\d+) next_prio=-?\d+$")
 WAKE_RE = re.compile(r"comm=(.*) pid=(-?\d+) prio=-?\d+"
                      r"(?: target_cpu=\d+)?$")
 
@@ -81,12 +79,6 @@ IRQ = ["__irq_svc", "__irq_usr", "gic_handle_irq", "handle_irq*",
 
 is_primitive = matcher(PRIMITIVES)
 is_irq = matcher(IRQ)
-
-
-def pid_of(key: str) -> int:
-    """The pid of a task key ("comm-pid", "<idle>-0/1"); -1 unknown."""
-    tail = task_name(key).rpartition("-")[2]
-    return int(tail) if tail.isdigit() else -1
 
 
 @dataclasses.dataclass
@@ -131,7 +123,7 @@ class SchedEvents:
         ev, body = m.group(1), m.group(2)
         self.seen[ev] = self.seen.get(ev, 0) + 1
         if ev == "sched_switch":
-            s = SWITCH_RE.match(body)
+            s = SCHED_SWITCH_RE.match(body)
             if s is None:
                 self.bad.append("%s: a sched_switch event not in the "
                                 "6.12 format: %s" % (where, body[:80]))
