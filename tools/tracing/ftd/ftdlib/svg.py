@@ -339,30 +339,39 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     for track, label, recs, ly in layout:
         out.write('<text x="%d" y="%d" style="font-weight:bold">%s</text>\n'
                   % (pad, ly + 12, escape(label)))
-        if off is not None and track in off:
-            lh = 2 + (max(r.level for r in recs) + 1) * ROW
-            for a, b in zip(*off[track]):
-                if b <= t0 or a >= t1:
-                    continue
-                s0, e0 = (max(a, t0) - t0) / span, (min(b, t1) - t0) / span
-                out.write('<rect class="gap" data-s="%.9f" data-e="%.9f" '
-                          'x="%.2f" y="%d" width="%.2f" height="%d" '
-                          'fill="#606060" fill-opacity="0.18"><title>%s'
-                          '</title></rect>\n' % (
-                              s0, e0, pad + s0 * width, ly + 16,
-                              max((e0 - s0) * width, 0.5), lh,
-                              escape("switched out: %.3f ms at %.6f s" % (
-                                  (b - a) / 1e6, a / 1e9))))
+        spans = off.get(track) if off is not None else None
+        # switched out from here to the end of the trace, if it was
+        gone = spans[0][-1] if spans and spans[1][-1] >= t1 else -1
         for st, en, lvl, fid, flags, dur in recs.rows():
             name = names[fid]
             if flags & OPEN:
                 tip = "%s: unfinished (no return in the trace), at " \
                     "%.6f s" % (name, st / 1e9)
+                if 0 <= gone < en:
+                    tip += "; its task was switched out from %.6f s to " \
+                        "the end of the trace" % (gone / 1e9)
             else:
                 tip = "%s: %.3f us, at %.6f s" % (name, dur / 1000.0,
                                                   st / 1e9)
             if flags & BEFORE:
                 tip += " (began before the trace)"
             frame(out, name, tip, (st - t0) / span, (en - t0) / span,
-                   ly + 18 + lvl * ROW, track, lvl, width, pad, hl)
+                  ly + 18 + lvl * ROW, track, lvl, width, pad, hl)
+        if spans:
+            # over the calls, so that a call the task slept in shows it;
+            # the calls under it still take the pointer
+            lh = 2 + (max(r.level for r in recs) + 1) * ROW
+            for a, b in zip(*spans):
+                if b <= t0 or a >= t1:
+                    continue
+                s0, e0 = (max(a, t0) - t0) / span, (min(b, t1) - t0) / span
+                out.write('<rect class="gap" data-s="%.9f" data-e="%.9f" '
+                          'x="%.2f" y="%d" width="%.2f" height="%d" '
+                          'fill="#606060" fill-opacity="0.3" '
+                          'style="pointer-events:none"><title>%s'
+                          '</title></rect>\n' % (
+                              s0, e0, pad + s0 * width, ly + 16,
+                              max((e0 - s0) * width, 0.5), lh,
+                              escape("switched out: %.3f ms at %.6f s" % (
+                                  (b - a) / 1e6, a / 1e9))))
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)

@@ -184,4 +184,7 @@ def test_flamechart_ranks_lanes_by_time_on_the_cpu(tmp_path: Path) -> None:
     # switched out from its last line (2.000010) to the trace's end
     assert ("<title>switched out: 11.140 ms at 2.000010 s</title>"
             in text)
+    assert ("schedule: unfinished (no return in the trace), at 2.000010 s; "
+            "its task was switched out from 2.000010 s to the end of the "
+            "trace</title>") in text
     assert "on the CPU" in text
