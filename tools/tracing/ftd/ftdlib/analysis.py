@@ -7,8 +7,8 @@ import fnmatch
 from typing import (Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple)
 
-from .model import (COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
-                    FuncStats, Node, add_node_stats, new_node, task_name)
+from .model import FuncStats, Node, add_node_stats, new_node
+from .tasks import task_name
 from .timeline import Timeline
 
 Roots = Dict[str, Node]
@@ -19,11 +19,11 @@ def walk(node: Node, path: Tuple[str, ...] = ()) -> Iterator[
     """Yield (path, node) for every node below node, depth first.
     Iterative, so deep stacks do not hit the recursion limit."""
     todo: List[Tuple[Tuple[str, ...], Node]] = [
-        (path + (k,), n) for k, n in reversed(list(node[KIDS].items()))]
+        (path + (k,), n) for k, n in reversed(list(node.kids.items()))]
     while todo:
         p, n = todo.pop()
         yield p, n
-        kids = n[KIDS]
+        kids = n.kids
         if kids:
             todo.extend((p + (k,), c) for k, c in reversed(list(kids.items())))
 
@@ -33,16 +33,16 @@ def func_stats(roots: Roots) -> Dict[str, FuncStats]:
     included (a recursive function's total can exceed wall time)."""
     out: Dict[str, FuncStats] = {}
     for root in roots.values():
-        todo = list(root[KIDS].values())
+        todo = list(root.kids.values())
         while todo:
             n = todo.pop()
-            if n[COUNT]:
-                fs = out.get(n[NAME])
+            if n.count:
+                fs = out.get(n.name)
                 if fs is None:
-                    fs = out[n[NAME]] = FuncStats(n[NAME])
-                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
-                       n[ONCPU])
-            todo.extend(n[KIDS].values())
+                    fs = out[n.name] = FuncStats(n.name)
+                fs.add(n.count, n.total, n.min, n.max, n.local,
+                       n.oncpu)
+            todo.extend(n.kids.values())
     return out
 
 
@@ -74,7 +74,7 @@ def prune(roots: Roots, match: Callable[[str], bool]) -> int:
         todo = [root]
         while todo:
             n = todo.pop()
-            kids = n[KIDS]
+            kids = n.kids
             for name in [k for k in kids if match(k)]:
                 del kids[name]
                 removed += 1
@@ -95,31 +95,31 @@ def relations(roots: Roots, func: str) -> Tuple[
     me = FuncStats(func)
     names: Dict[str, int] = {}
     for root in roots.values():
-        todo = [(n, "") for n in root[KIDS].values()]
+        todo = [(n, "") for n in root.kids.values()]
         while todo:
             n, parent = todo.pop()
-            name = n[NAME]
+            name = n.name
             if match(name):
-                if n[COUNT]:
+                if n.count:
                     names[name] = 1
-                    me.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
-                           n[ONCPU])
+                    me.add(n.count, n.total, n.min, n.max, n.local,
+                           n.oncpu)
                     key = (parent or "(root)", name)
                     fs = callers.get(key)
                     if fs is None:
                         fs = callers[key] = FuncStats(key[0])
-                    fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
-                       n[ONCPU])
-                for c in n[KIDS].values():
-                    if c[COUNT]:
+                    fs.add(n.count, n.total, n.min, n.max, n.local,
+                       n.oncpu)
+                for c in n.kids.values():
+                    if c.count:
                         names.setdefault(name, 1)
-                        key = (name, c[NAME])
+                        key = (name, c.name)
                         fs = callees.get(key)
                         if fs is None:
-                            fs = callees[key] = FuncStats(c[NAME])
-                        fs.add(c[COUNT], c[TOTAL], c[MIN], c[MAX],
-                               c[LOCAL], c[ONCPU])
-            todo.extend((c, name) for c in n[KIDS].values())
+                            fs = callees[key] = FuncStats(c.name)
+                        fs.add(c.count, c.total, c.min, c.max,
+                               c.local, c.oncpu)
+            todo.extend((c, name) for c in n.kids.values())
     several = len(names) > 1
     out_callers: Dict[str, FuncStats] = {}
     for (caller, name), fs in callers.items():
@@ -138,15 +138,15 @@ def top_callees(roots: Roots) -> Dict[str, Dict[str, int]]:
     """For every function, how many times it called each callee."""
     out: Dict[str, Dict[str, int]] = {}
     for root in roots.values():
-        todo = list(root[KIDS].values())
+        todo = list(root.kids.values())
         while todo:
             n = todo.pop()
-            kids = n[KIDS]
+            kids = n.kids
             if kids:
-                d = out.setdefault(n[NAME], {})
+                d = out.setdefault(n.name, {})
                 for c in kids.values():
-                    if c[COUNT]:
-                        d[c[NAME]] = d.get(c[NAME], 0) + c[COUNT]
+                    if c.count:
+                        d[c.name] = d.get(c.name, 0) + c.count
                 todo.extend(kids.values())
     return out
 
@@ -156,10 +156,10 @@ def _add_tree(dst: Node, src: Node) -> None:
     todo = [(dst, src)]
     while todo:
         d, s = todo.pop()
-        for k, sn in s[KIDS].items():
-            dn = d[KIDS].get(k)
+        for k, sn in s.kids.items():
+            dn = d.kids.get(k)
             if dn is None:
-                dn = d[KIDS][k] = new_node(k)
+                dn = d.kids[k] = new_node(k)
             add_node_stats(dn, sn)
             todo.append((dn, sn))
 
@@ -170,22 +170,22 @@ def merged_tree(roots: Roots, func: Optional[str] = None) -> Node:
     top = new_node(func or "")
     if func is None:
         for root in roots.values():
-            for k, n in root[KIDS].items():
-                dn = top[KIDS].get(k)
+            for k, n in root.kids.items():
+                dn = top.kids.get(k)
                 if dn is None:
-                    dn = top[KIDS][k] = new_node(k)
+                    dn = top.kids[k] = new_node(k)
                 _add_tree(dn, n)
-        top[COUNT] = 0
-        top[TOTAL] = sum(n[TOTAL] for n in top[KIDS].values())
+        top.count = 0
+        top.total = sum(n.total for n in top.kids.values())
         return top
     for root in roots.values():
-        todo = list(root[KIDS].values())
+        todo = list(root.kids.values())
         while todo:
             n = todo.pop()
-            if n[NAME] == func:
+            if n.name == func:
                 _add_tree(top, n)
                 continue
-            todo.extend(n[KIDS].values())
+            todo.extend(n.kids.values())
     return top
 
 
@@ -195,10 +195,10 @@ def backtraces(roots: Roots, func: str) -> List[Tuple[Tuple[str, ...],
     acc: Dict[Tuple[str, ...], List[int]] = {}
     for root in roots.values():
         for path, n in walk(root):
-            if n[NAME] == func and n[COUNT] and func not in path[:-1]:
+            if n.name == func and n.count and func not in path[:-1]:
                 v = acc.setdefault(path, [0, 0])
-                v[0] += n[COUNT]
-                v[1] += n[TOTAL]
+                v[0] += n.count
+                v[1] += n.total
     out = [(p, v[0], v[1]) for p, v in acc.items()]
     out.sort(key=lambda t: (-t[2], t[0]))
     return out
@@ -217,11 +217,11 @@ def folded(roots: Roots, weight: str = "time", by_task: bool = False,
     for task, root in roots.items():
         prefix: Tuple[str, ...] = (task_name(task),) if by_task else ()
         for path, n in walk(root, prefix):
-            if not n[COUNT]:
+            if not n.count:
                 continue
             if focus is not None and focus not in path:
                 continue
-            v = n[LOCAL] if weight == "time" else n[COUNT]
+            v = n.local if weight == "time" else n.count
             if not v:
                 continue
             key = ";".join(path)
@@ -276,8 +276,8 @@ def ordered_folded(tl: Timeline, by_task: bool = True
             if until > t:
                 t = until
 
-        for p in recs:
-            rec = [p[0], p[1], p[2], p[3]]
+        for p in recs.rows():
+            rec = [p[0], p[1], p[2], p[3]]     # start, end, level, fid
             while stack and stack[-1][2] >= rec[2]:
                 yield from emit(stack[-1][1])
                 stack.pop()

@@ -35,7 +35,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 from .analysis import matcher
 from .bootholds import is_irq
 from .bootinput import Collector, InitcallLog, Input
-from .model import BIG, FtdError, task_name
+from .model import BIG, FtdError
+from .tasks import idle_key, pid_of, task_cpu
 from .timeline import Timeline
 
 # printk and console output: the printk entry points, the console
@@ -222,9 +223,9 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
     boot_cpu = ""
     for t, s in first.items():
         if s == t0:
-            boot_cpu = t.rpartition("/")[2] if task_name(t) != t else ""
-    idle = "<idle>-0/" + boot_cpu if boot_cpu else ""
-    init = [t for t in first if t.rpartition("-")[2] == "1"]
+            boot_cpu = task_cpu(t)
+    idle = idle_key(boot_cpu) if boot_cpu else ""
+    init = [t for t in first if pid_of(t) == 1]
     pieces: List[Tuple[str, int, int]] = []
     if init:
         # pid 1 may have one track per input: the early file names it

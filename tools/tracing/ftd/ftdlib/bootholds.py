@@ -28,7 +28,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .analysis import matcher
 from .bootinput import SchedEvents, Switch, Wake
-from .model import task_name
+from .tasks import pid_of, task_name
 from .timeline import Timeline
 
 # The command line that records what the holds need (all four events
@@ -70,12 +70,6 @@ IRQ = ["__irq_svc", "__irq_usr", "gic_handle_irq", "handle_irq*",
 
 is_primitive = matcher(PRIMITIVES)
 is_irq = matcher(IRQ)
-
-
-def pid_of(key: str) -> int:
-    """The pid of a task key ("comm-pid", "<idle>-0/1"); -1 unknown."""
-    tail = task_name(key).rpartition("-")[2]
-    return int(tail) if tail.isdigit() else -1
 
 
 @dataclasses.dataclass

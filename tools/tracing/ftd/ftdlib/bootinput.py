@@ -11,17 +11,16 @@ import dataclasses
 import re
 from typing import Callable, Dict, List, Optional, Tuple
 
+from .layout import SCHED_SWITCH_RE
 from .model import BIG, FtdError
 from .pairing import UNFINISHED, Call
+from .tasks import idle_key, is_unknown
 from .timeline import Timeline
 
 # The scheduler events as the function_graph tracer prints them, in the
 # TP_printk formats of include/trace/events/sched.h (6.12)
 EVENT_RE = re.compile(r"/\* (sched_switch|sched_waking|sched_wakeup_new|"
                       r"sched_wakeup): (.*?)\s*\*/\s*$")
-SCHED_SWITCH_RE = re.compile(
-    r"prev_comm=(.*) prev_pid=(-?\d+) prev_prio=-?\d+ prev_state=(\S+) "
-    r"==> next_comm=(.*) next_pid=(-?\d+) next_prio=-?\d+$")
 WAKE_RE = re.compile(r"comm=(.*) pid=(-?\d+) prio=-?\d+"
                      r"(?: target_cpu=\d+)?$")
 
@@ -162,9 +161,9 @@ class Collector:
 
     @staticmethod
     def track(key: str, cpu: str) -> str:
-        if key.startswith("?/"):
+        if is_unknown(key):
             # no task column: before the first fork only pid 0 runs
-            return "<idle>-0/" + key[2:]
+            return idle_key(key[2:])
         return key
 
     def call(self, call: Call) -> None:

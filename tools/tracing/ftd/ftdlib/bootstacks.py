@@ -20,7 +20,8 @@ from xml.sax.saxutils import escape
 
 from .boot import BootView, is_console, is_delay
 from .bootholds import Blame, Hold, Tracks
-from .svg import ROW, SCRIPT, Highlighter, _frame, _head
+from .svg import ROW, SCRIPT, Highlighter, frame, head
+from .tasks import pid_of
 from .timeline import Timeline
 
 NOT_TRACED = "(not traced)"
@@ -85,7 +86,6 @@ def boot_stacks(view: BootView, tl: Timeline, holds: Sequence[Hold]
 
 
 def _pid(key: str) -> int:
-    from .bootholds import pid_of
     return pid_of(key)
 
 
@@ -172,7 +172,7 @@ def flame_chart(out: TextIO, root: Node, title: str, width: int = 1600,
     height = top + (maxd + 1) * ROW + 40
     sub = "%.3f ms of boot, stacks merged in the order first seen" % (
         total / 1e6)
-    _head(out, width, height, title, sub, pad)
+    head(out, width, height, title, sub, pad)
     lx = pad
     for _, col, label in COLORS:
         out.write('<rect x="%d" y="42" width="12" height="12" fill="%s"/>'
@@ -187,5 +187,5 @@ def flame_chart(out: TextIO, root: Node, title: str, width: int = 1600,
             hl.forced.pop(name, None)
         tip = "%s: %.3f ms, %.3f ms here (%.2f%%)" % (
             name, n.total / 1e6, n.own / 1e6, 100.0 * (e - s))
-        _frame(out, name, tip, s, e, top + d * ROW, "0", d, width, pad, hl)
+        frame(out, name, tip, s, e, top + d * ROW, "0", d, width, pad, hl)
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)

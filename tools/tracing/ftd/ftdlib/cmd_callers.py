@@ -12,7 +12,7 @@ from .command import new_parser
 from .model import FtdError
 from .output import parse_sort, sort_stats, stats_columns
 from .parse import Walker
-from .table import write_table
+from .table import human, write_table
 
 
 def add_relation_parser(sub: SubParsers, name: str, what: str) -> None:
@@ -52,8 +52,8 @@ def run_relations(a: argparse.Namespace, out: TextIO, callers: bool
         if len(names) > 1:
             out.write("%s matches %d functions: %s\n" % (
                 a.function, len(names), ", ".join(names)))
-        out.write("%s: %d calls, %.3f us total, %.3f us local\n\n" % (
-            a.function, me.count, me.total / 1000.0, me.local / 1000.0))
+        out.write("%s: %d calls, %s total, %s local\n\n" % (
+            a.function, me.count, human(me.total), human(me.local)))
         out.write("%s of %s:\n" % ("Callers" if callers else "Callees",
                                    a.function))
     write_table(out, stats_columns(), rows, a.format)

@@ -11,7 +11,7 @@ from .command import (SubParsers, UsageError, add_common, add_format,
                       count_arg, load, new_parser)
 from .model import FuncStats
 from .parse import Walker
-from .table import int_col, text_col, us_col, write_table
+from .table import dur_col, int_col, text_col, write_table
 
 Row = Tuple[str, FuncStats, FuncStats]
 
@@ -45,13 +45,13 @@ def columns() -> list:  # type: ignore[type-arg]
         int_col("Count B", "count_b", lambda r: b(r).count),
         int_col("Diff", "count_diff", lambda r: b(r).count - a(r).count,
                 signed=True),
-        us_col("Total A(us)", "total_us_a", lambda r: a(r).total),
-        us_col("Total B(us)", "total_us_b", lambda r: b(r).total),
-        us_col("Diff(us)", "total_us_diff",
+        dur_col("Total A", "total_us_a", lambda r: a(r).total),
+        dur_col("Total B", "total_us_b", lambda r: b(r).total),
+        dur_col("Diff", "total_us_diff",
                lambda r: b(r).total - a(r).total, signed=True),
-        us_col("Avg A(us)", "avg_us_a", lambda r: a(r).avg),
-        us_col("Avg B(us)", "avg_us_b", lambda r: b(r).avg),
-        us_col("Diff(us)", "avg_us_diff", lambda r: b(r).avg - a(r).avg,
+        dur_col("Avg A", "avg_us_a", lambda r: a(r).avg),
+        dur_col("Avg B", "avg_us_b", lambda r: b(r).avg),
+        dur_col("Diff", "avg_us_diff", lambda r: b(r).avg - a(r).avg,
                signed=True),
     ]
 

@@ -36,10 +36,18 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     off = None
     legend = "tasks in order of their time in calls"
     if tl.by == "task" and no_switches(w) is None:
-        off = {k: (st.off_s, st.off_e) for k, st in w.tasks.items()
-               if st.off_s}
-        legend = "tasks in order of their time on the CPU, busiest " \
-            "first; shaded: switched out"
+        off = {}
+        for k, st in w.tasks.items():
+            s, e = st.off_s, st.off_e
+            if 0 <= st.out_since < tl.end:
+                # switched out and not back by the end of the trace,
+                # inside an unfinished call or not
+                s, e = s + [st.out_since], e + [tl.end]
+            if s:
+                off[k] = (s, e)
+        legend = "tasks in order of their time on the CPU (from the " \
+            "context switches), busiest first, idle tasks last; " \
+            "shaded: switched out"
     flamechart(out, tl, title, highlight(a), a.width, min_px=a.min_px,
                max_lanes=a.max_lanes, legend=legend, off=off,
                consume=True)

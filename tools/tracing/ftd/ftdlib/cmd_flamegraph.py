@@ -10,7 +10,8 @@ from typing import TextIO
 from .analysis import func_stats, merged_tree
 from .command import (SubParsers, add_common, add_svg_options, check_focus,
                       highlight, load, new_parser, no_switches, warn)
-from .model import KIDS, FtdError, task_name
+from .model import FtdError
+from .tasks import is_idle
 from .parse import Walker
 
 
@@ -42,12 +43,12 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
             warn(why)
         # the idle tasks are on the CPU when nothing else is
         roots = {k: r for k, r in roots.items()
-                 if not task_name(k).endswith("-0")}
+                 if not is_idle(k)}
         what = "time on the CPU (idle tasks and switched-out time left out)"
     top = merged_tree(roots, a.focus)
     if a.focus:
         holder = merged_tree({}, None)
-        holder[KIDS][a.focus] = top
+        holder.kids[a.focus] = top
         top = holder
     title = a.title or "Flame graph: %s" % os.path.basename(w.info.name)
     sub = "width = %s; %d functions" % (what, len(func_stats(roots)))

@@ -12,8 +12,9 @@ from typing import Dict, List, Optional, TextIO, Tuple
 from .analysis import matcher
 from .command import SubParsers, add_common, load, new_parser
 from .model import FtdError
-from .parse import Call, Walker
-from .table import Column, text_col, us_col, write_table
+from .pairing import Call
+from .parse import Walker
+from .table import Column, human, text_col, us_col, write_table
 
 PERCENTILES = (50.0, 90.0, 99.0, 99.9)
 BAR = 40
@@ -111,10 +112,10 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     for k, (name, ds, bs) in enumerate(hists):
         if k:
             out.write("\n")
-        out.write("%s: %d calls, min %.3f us, %s, max %.3f us\n" % (
-            name, len(ds), ds[0] / 1000.0, ", ".join(
-                "p%g %.3f us" % (p, percentile(ds, p) / 1000.0)
-                for p in PERCENTILES), ds[-1] / 1000.0))
+        out.write("%s: %d calls, min %s, %s, max %s\n" % (
+            name, len(ds), human(ds[0]), ", ".join(
+                "p%g %s" % (p, human(percentile(ds, p)))
+                for p in PERCENTILES), human(ds[-1])))
         most = max(n for _, _, n in bs)
         for lo, hi, n in bs:
             label = "< 1" if lo == 0 else "%d - %d" % (lo // 1000,

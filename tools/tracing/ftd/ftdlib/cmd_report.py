@@ -10,7 +10,7 @@ from .analysis import matcher, top_callees
 from .command import (SubParsers, add_common, add_format, count_arg, load,
                       new_parser, no_switches, warn)
 from .model import FtdError
-from .output import parse_sort, sort_stats, stats_columns
+from .output import order_line, parse_sort, sort_stats, stats_columns
 from .parse import Walker
 from .table import text_col, write_table
 
@@ -68,6 +68,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
                                           best[:a.subs])
         cols.append(text_col("Subroutines (calls)", None,
                              lambda f: extra.get(f.function, "")))
+    if a.format == "text":
+        out.write(order_line(keys, a.reverse))
     write_table(out, cols, rows, a.format)
     return w
 

@@ -11,9 +11,11 @@ from typing import List, TextIO, Tuple
 from .analysis import matcher
 from .command import (SubParsers, add_common, add_format, count_arg, load,
                       new_parser)
-from .model import FtdError, task_cpu, task_name
-from .parse import Call, Walker
-from .table import Column, int_col, text_col, us_col, write_table
+from .model import FtdError
+from .tasks import is_unknown, task_cpu, task_name
+from .pairing import Call
+from .parse import Walker
+from .table import Column, dur_col, int_col, text_col, write_table
 
 # duration, -sequence (the earlier of equal calls first), start, task,
 # cpu, line, function
@@ -34,7 +36,7 @@ def add_parser(sub: SubParsers) -> None:
 
 def columns() -> List[Column]:
     return [
-        us_col("Duration(us)", "duration_us", lambda c: c[0]),
+        dur_col("Duration", "duration_us", lambda c: c[0]),
         Column("Start(s)", "start_s",
                lambda c: "%.6f" % (c[2] / 1e9) if c[2] >= 0 else "-",
                lambda c: round(c[2] / 1e9, 6) if c[2] >= 0 else None,
@@ -58,7 +60,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         if name is None or not match(name):
             return
         seq[0] += 1
-        task = task_name(c.task) if c.task[:1] != "?" else "?"
+        task = task_name(c.task) if not is_unknown(c.task) else "?"
         row = (c.dur, -seq[0], c.start, task, c.cpu or task_cpu(c.task),
                 c.line, name)
         if len(top) < a.top:

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from .analysis import backtraces, merged_tree
 from .command import SubParsers, add_common, load, new_parser
-from .model import COUNT, KIDS, FtdError
+from .model import FtdError
 from .output import write_tree
 from .parse import Walker
 
@@ -35,7 +35,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
                                                 min_dur=0)))
     roots = w.roots()
     top = merged_tree(roots, a.function)
-    if a.function and not top[COUNT] and not top[KIDS]:
+    if a.function and not top.count and not top.kids:
         raise FtdError("%s: function %r not found in the trace" % (
             w.info.name, a.function))
     if a.function and a.backtrace:

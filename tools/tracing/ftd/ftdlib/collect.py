@@ -13,8 +13,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Callable, Dict, Optional, Tuple, cast
 
-from .model import (BIG, COUNT, KIDS, LOCAL, MAX, MIN, NAME, ONCPU, TOTAL,
-                    FuncStats, Node, add_node_stats, new_node)
+from .model import FuncStats, Node, add_node_stats, new_node
 from .pairing import (CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call,
                       LeafEmit)
 from .timeline import Timeline, Track
@@ -34,20 +33,20 @@ def merge_kids(dst: Dict[str, Node], src: Dict[str, Node]) -> None:
                 d[name] = node
                 continue
             add_node_stats(have, node)
-            if node[KIDS]:
-                todo.append((have[KIDS], node[KIDS]))
+            if node.kids:
+                todo.append((have.kids, node.kids))
 
 
 def count_call(n: Node, d: int, child: int) -> None:
     """Count one call of n's function that took d, child of it in its
     callees."""
-    n[COUNT] += 1
-    n[TOTAL] += d
-    if d < n[MIN]:
-        n[MIN] = d
-    if d > n[MAX]:
-        n[MAX] = d
-    n[LOCAL] += d - child
+    n.count += 1
+    n.total += d
+    if d < n.min:
+        n.min = d
+    if d > n.max:
+        n.max = d
+    n.local += d - child
 
 
 class Filters:
@@ -71,7 +70,7 @@ class Filters:
                 self.min_dur > 0 or self.max_depth is not None)
 
     def keep_task(self, task: str) -> bool:
-        comm, _, pid = task.rpartition("-")
+        comm, _, pid = task.rpartition("-")     # a task's name, not key
         if self.pids is not None:
             try:
                 if int(pid) not in self.pids:
@@ -130,7 +129,7 @@ class Collector:
     def root(self, task: str) -> Node:
         r = self.roots.get(task)
         if r is None:
-            r = self.roots[task] = ["", {}, 0, 0, BIG, 0, 0, 0]
+            r = self.roots[task] = Node("")
         return r
 
     def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
@@ -197,7 +196,7 @@ class Collector:
 
     def _flat_node(self, name: str) -> Node:
         assert self.flat is not None
-        n = self.flat[name] = [name, self.flat, 0, 0, BIG, 0, 0, 0]
+        n = self.flat[name] = Node(name, self.flat)
         return n
 
     def _plain_flat(self, oncpu: bool) -> Callable[[Call], None]:
@@ -220,7 +219,7 @@ class Collector:
                 n = new(name)
             count_call(n, c.dur, c.child)
             if oncpu:
-                n[ONCPU] += c.oncpu
+                n.oncpu += c.oncpu
         return plain_flat
 
     def _flat_leaf(self) -> LeafEmit:
@@ -232,13 +231,13 @@ class Collector:
             if n is None:
                 n = new(name)
             # count_call(n, d, 0), inline: one call per leaf less
-            n[COUNT] += 1
-            n[TOTAL] += d
-            if d < n[MIN]:
-                n[MIN] = d
-            if d > n[MAX]:
-                n[MAX] = d
-            n[LOCAL] += d
+            n.count += 1
+            n.total += d
+            if d < n.min:
+                n.min = d
+            if d > n.max:
+                n.max = d
+            n.local += d
             return True
         return flat_leaf
 
@@ -250,18 +249,19 @@ class Collector:
         def tree_leaf(name: str, d: int, up: Call) -> bool:
             got = open_nodes.get(up.id)
             if got is not None:
-                kids = got[0][KIDS]
+                kids = got[0].kids
             else:
                 n = open_node(up)
                 if n is not None:
-                    kids = n[KIDS]
+                    kids = n.kids
                 else:
-                    kids = waiting.get(up.id)
-                    if kids is None:
-                        kids = waiting[up.id] = {}
+                    wk = waiting.get(up.id)
+                    if wk is None:
+                        wk = waiting[up.id] = {}
+                    kids = wk
             have = kids.get(name)
             if have is None:
-                have = kids[name] = [name, {}, 0, 0, BIG, 0, 0, 0]
+                have = kids[name] = Node(name)
             count_call(have, d, 0)
             return True
         return tree_leaf
@@ -304,20 +304,20 @@ class Collector:
         got = self.open_nodes.pop(c.id, None)
         have, u = got if got is not None else self._place(c)
         kids = self.waiting.pop(c.id, None)
-        if kids is have[KIDS]:
+        if kids is have.kids:
             kids = None
         if u is not None and d > 0:
             # an "(unknown)" caller's time: the sum of its callees'
             # (a lower bound)
-            u[TOTAL] += d
-            u[ONCPU] += c.oncpu if counted else 0
+            u.total += d
+            u.oncpu += c.oncpu if counted else 0
         if counted:
             count_call(have, d, c.child)
-            have[ONCPU] += c.oncpu
+            have.oncpu += c.oncpu
         elif c.flags & UNNAMED:
-            have[TOTAL] += d
+            have.total += d
         if kids:
-            merge_kids(have[KIDS], kids)
+            merge_kids(have.kids, kids)
 
     def _place(self, c: Call) -> Tuple[Node, Optional[Node]]:
         """The node of c's path (made if new, with the callees that
@@ -327,8 +327,7 @@ class Collector:
         name = c.name if c.name is not None else UNKNOWN_NAME
         have = target.get(name)
         if have is None:
-            have = target[name] = [name, self.waiting.get(c.id) or {}, 0,
-                                   0, BIG, 0, 0, 0]
+            have = target[name] = Node(name, self.waiting.get(c.id) or None)
         return have, u
 
     def _open_node(self, o: Call) -> Optional[Node]:
@@ -359,38 +358,38 @@ class Collector:
             if up is not None and up.id == p:
                 n = self._open_node(up)
                 if n is not None:
-                    kids: Dict[str, Node] = n[KIDS]
+                    kids: Dict[str, Node] = n.kids
                     return kids, None
             t0 = self.waiting.get(p)
             if t0 is None:
                 t0 = self.waiting[p] = {}
             return t0, None
         if p == ROOT:
-            rk: Dict[str, Node] = self.root(c.task)[KIDS]
+            rk: Dict[str, Node] = self.root(c.task).kids
             return rk, None
         base: Optional[Dict[str, Node]] = None
         if c.anc > 0:
             if up is not None and up.id == c.anc:
                 n = self._open_node(up)
                 if n is not None:
-                    base = n[KIDS]
+                    base = n.kids
             if base is None:
                 base = self.waiting.get(c.anc)
                 if base is None:
                     base = self.waiting[c.anc] = {}
         else:
-            base = self.root(c.task)[KIDS]
+            base = self.root(c.task).kids
         u = base.get(UNKNOWN_NAME)
         if u is None:
             u = base[UNKNOWN_NAME] = new_node(UNKNOWN_NAME)
-        ukids: Dict[str, Node] = u[KIDS]
+        ukids: Dict[str, Node] = u.kids
         return ukids, u
 
     def finish(self) -> None:
         """Callees whose caller never came (cannot happen when the
         core gives callers after callees) go to the root."""
         for kids in self.waiting.values():
-            merge_kids(self.root("?")[KIDS], kids)
+            merge_kids(self.root("?").kids, kids)
         self.waiting = {}
 
     def rename(self, renamed: Dict[str, str]) -> None:
@@ -399,7 +398,7 @@ class Collector:
         for old, new in renamed.items():
             r = self.roots.pop(old, None)
             if r is not None:
-                merge_kids(self.root(new)[KIDS], r[KIDS])
+                merge_kids(self.root(new).kids, r.kids)
             tl = self.timeline
             if tl is not None and tl.by == "task" and old in tl.tracks:
                 have: Optional[Track]
@@ -416,11 +415,11 @@ class Collector:
             return func_stats(self.roots)
         out: Dict[str, FuncStats] = {}
         for name, n in self.flat.items():
-            if n[COUNT]:
+            if n.count:
                 fs = out[name] = FuncStats(name)
-                fs.add(n[COUNT], n[TOTAL], n[MIN], n[MAX], n[LOCAL],
-                       n[ONCPU])
+                fs.add(n.count, n.total, n.min, n.max, n.local,
+                       n.oncpu)
         return out
 
 
-__all__ = ["Collector", "Filters", "merge_kids", "NAME"]
+__all__ = ["Collector", "Filters", "merge_kids"]

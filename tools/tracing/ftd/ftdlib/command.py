@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .analysis import matcher, prune
 from .collect import Filters
-from .model import EXIT_MALFORMED, FtdError, TraceInfo, task_name
+from .model import EXIT_MALFORMED, FtdError, TraceInfo
+from .tasks import task_name
 from .parse import Walker, parse_file
 from .timeline import Timeline
 

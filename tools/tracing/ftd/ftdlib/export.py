@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from typing import Dict, Iterator, List, TextIO, Tuple
 
-from .model import BIG, task_cpu, task_name
+from .model import BIG
+from .tasks import pid_text, task_cpu, task_name
 from .timeline import BEFORE, OPEN, Lane, Timeline
 
 
 def _track_order(track: str) -> Tuple[int, str]:
-    pid = task_name(track.partition(": ")[2] or track).rpartition("-")[2]
+    pid = pid_text(track.partition(": ")[2] or track)
     try:
         return int(pid), track
     except ValueError:
@@ -74,7 +75,7 @@ def write_chrome(out: TextIO, tl: Timeline) -> None:
                                                           tid}}))
         buf: List[str] = []
         tail = ',"pid":%d,"tid":%d' % (pid, tid)
-        for st, en, lvl, fid, flags, dur in recs:
+        for st, en, lvl, fid, flags, dur in recs.rows():
             args = "}"
             if flags:
                 args = ',"args":{%s}}' % ",".join(
@@ -114,9 +115,9 @@ def write_speedscope(out: TextIO, tl: Timeline, name: str) -> None:
         nprof += 1
         stack: List[Tuple[int, int]] = []   # open: frame, end
         sep = ""
-        first_at = "%.3f" % ((recs[0][0] - base) / 1000.0)
+        first_at = "%.3f" % ((recs[0].start - base) / 1000.0)
         last_at = first_at
-        for st, en, lvl, fid, flags, dur in recs:
+        for st, en, lvl, fid, flags, dur in recs.rows():
             fr = fid
             if flags & OPEN:
                 e = other.get(fr)

@@ -32,7 +32,12 @@ SHAPE_RE = re.compile(
     r"(?:" + NAME_RE + r"\(\) \{|" + NAME_RE + r"\(\);(?: /\* = \S+ \*/)?"
     r"|\}(?: /\* " + NAME_RE + r"(?: = \S+)? \*/)?|/\*.*\*/)$")
 
+# the context-switch marker of function_graph (" 1)  a-12  =>  b-34")
 SWITCH_RE = re.compile(r" *(\d+)\) +(.*?-\d+) +=> +(.*?-\d+) *$")
+# the sched_switch trace event's fields in 6.12's format
+SCHED_SWITCH_RE = re.compile(
+    r"prev_comm=(.*) prev_pid=(-?\d+) prev_prio=-?\d+ prev_state=(\S+) "
+    r"==> next_comm=(.*) next_pid=(-?\d+) next_prio=-?\d+$")
 LOST_RE = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
 TRACER_RE = re.compile(r"# tracer: (\S+)")
 

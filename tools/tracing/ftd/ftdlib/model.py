@@ -9,7 +9,7 @@ hold them exactly.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
 # Exit codes (documented in Documentation/tools/ftd/ftd.rst).
 EXIT_OK = 0
@@ -27,32 +27,46 @@ class FtdError(Exception):
         self.code = code
 
 
-# A call-tree node is a list, for speed in the parser's hot loop:
-#   [name, children, count, total_ns, min_ns, max_ns, local_ns,
-#    oncpu_ns]
-# children maps a callee name to its node.  The root has name "".
-# oncpu_ns is the total less the time the task was switched out, kept
-# only when asked for (CallBuilder.oncpu).
-NAME, KIDS, COUNT, TOTAL, MIN, MAX, LOCAL, ONCPU = range(8)
-Node = List[Any]  # nodes are plain lists, see above
-
 BIG = 1 << 62
 
 
+class Node:
+    """A node of a call tree: one function reached by one path of
+    callers.  kids maps a callee's name to its node; the root's name is
+    "".  Times in ns: total (callees included), min and max of one
+    call, local (total less the callees'), oncpu (total less the time
+    the task was switched out, kept only when asked for: see
+    Walker.want_oncpu())."""
+
+    __slots__ = ("name", "kids", "count", "total", "min", "max", "local",
+                 "oncpu")
+
+    def __init__(self, name: str,
+                 kids: Optional[Dict[str, "Node"]] = None) -> None:
+        self.name = name
+        self.kids: Dict[str, Node] = {} if kids is None else kids
+        self.count = 0
+        self.total = 0
+        self.min = BIG
+        self.max = 0
+        self.local = 0
+        self.oncpu = 0
+
+
 def new_node(name: str) -> Node:
-    return [name, {}, 0, 0, BIG, 0, 0, 0]
+    return Node(name)
 
 
 def add_node_stats(dst: Node, src: Node) -> None:
     """Fold src's count, times, min and max into dst (not the children)."""
-    dst[COUNT] += src[COUNT]
-    dst[TOTAL] += src[TOTAL]
-    if src[MIN] < dst[MIN]:
-        dst[MIN] = src[MIN]
-    if src[MAX] > dst[MAX]:
-        dst[MAX] = src[MAX]
-    dst[LOCAL] += src[LOCAL]
-    dst[ONCPU] += src[ONCPU]
+    dst.count += src.count
+    dst.total += src.total
+    if src.min < dst.min:
+        dst.min = src.min
+    if src.max > dst.max:
+        dst.max = src.max
+    dst.local += src.local
+    dst.oncpu += src.oncpu
 
 
 @dataclasses.dataclass
@@ -148,20 +162,3 @@ class TraceInfo:
     last_ts: Optional[int] = None
     max_depth: int = 0
     truncated: str = ""
-
-
-def task_name(key: str) -> str:
-    """The task (comm-pid) of a task key; idle tasks have their CPU
-    appended as "<idle>-0/1" because each CPU has its own."""
-    base, sep, cpu = key.rpartition("/")
-    if sep and cpu.isdigit() and base.endswith("-0"):
-        return base
-    return key
-
-
-def task_cpu(key: str) -> str:
-    """The CPU of an idle task key, else ""."""
-    base, sep, cpu = key.rpartition("/")
-    if sep and cpu.isdigit() and base.endswith("-0"):
-        return cpu
-    return ""

@@ -10,8 +10,8 @@ import tempfile
 from typing import (Callable, Dict, Iterable, List, Optional,
                     Sequence, TextIO, Tuple)
 
-from .model import COUNT, KIDS, LOCAL, NAME, TOTAL, FtdError, FuncStats, Node
-from .table import Column, int_col, text_col, us_col
+from .model import FtdError, FuncStats, Node
+from .table import Column, dur_col, int_col, text_col
 
 class OutFile:
     """An output file that appears only complete: written under a
@@ -90,6 +90,39 @@ SORT_ALIASES = {"name": "function", "func": "function", "calls": "count",
                 "time": "total"}
 
 
+# what each sort key means, for the first line of a text report:
+# (what the rows are ordered by, what that counts)
+SORT_MEANING = {
+    "function": ("function name", ""),
+    "count": ("number of calls", ""),
+    "total": ("total time", "callees and time asleep included "
+              "(-s oncpu: time on the CPU)"),
+    "avg": ("average time per call", ""),
+    "min": ("shortest call", ""),
+    "max": ("longest call", ""),
+    "local": ("local time", "total less the callees' time"),
+    "oncpu": ("time on the CPU", "total less the time the task was "
+              "switched out"),
+}
+
+
+def order_line(keys: Sequence[str], reverse: bool) -> str:
+    """The first line of a text report: what the order of its rows
+    means."""
+    first = keys[0]
+    label, note = SORT_MEANING[first]
+    if first == "function":
+        how = "Z to A" if reverse else "A to Z"
+    else:
+        how = "smallest first" if reverse else "largest first"
+    line = "# By %s, %s" % (label, how)
+    if note:
+        line += ": " + note
+    if len(keys) > 1:
+        line += "; then by %s" % ", ".join(keys[1:])
+    return line + "\n"
+
+
 def fmt_us(ns: float) -> str:
     return "%.3f" % (ns / 1000.0)
 
@@ -126,14 +159,14 @@ def stats_columns(oncpu: bool = False) -> List[Column]:
     cols = [
         text_col("Function", "function", lambda f: f.function, width=48),
         int_col("Count", "count", lambda f: f.count),
-        us_col("Total(us)", "total_us", lambda f: f.total),
-        us_col("Avg(us)", "avg_us", lambda f: f.avg),
-        us_col("Min(us)", "min_us", lambda f: f.min if f.count else 0),
-        us_col("Max(us)", "max_us", lambda f: f.max),
-        us_col("Local(us)", "local_us", lambda f: f.local),
+        dur_col("Total", "total_us", lambda f: f.total),
+        dur_col("Avg", "avg_us", lambda f: f.avg),
+        dur_col("Min", "min_us", lambda f: f.min if f.count else 0),
+        dur_col("Max", "max_us", lambda f: f.max),
+        dur_col("Local", "local_us", lambda f: f.local),
     ]
     if oncpu:
-        cols.append(us_col("OnCPU(us)", "oncpu_us", lambda f: f.oncpu))
+        cols.append(dur_col("OnCPU", "oncpu_us", lambda f: f.oncpu))
     return cols
 
 
@@ -145,34 +178,34 @@ def write_tree(out: TextIO, top: Node, max_depth: Optional[int],
 
     def key(n: Node) -> object:
         if sort == "count":
-            return -n[COUNT]
+            return -n.count
         if sort == "function":
-            return n[NAME]
-        return -n[TOTAL]
+            return n.name
+        return -n.total
 
     # iterative pre-order walk with the guide prefix
     stack: List[Tuple[Node, str, bool, int]] = []
-    if top[NAME]:
+    if top.name:
         stack.append((top, "", True, 0))
         first_is_root = True
     else:
-        kids = sorted(top[KIDS].values(), key=key)  # type: ignore
+        kids = sorted(top.kids.values(), key=key)  # type: ignore
         for i, k in reversed(list(enumerate(kids))):
             stack.append((k, "", True, 0))
         first_is_root = False
     while stack:
         n, prefix, last, depth = stack.pop()
-        if depth and n[TOTAL] < min_ns:
+        if depth and n.total < min_ns:
             continue
         guide = ""
         if depth:
             guide = prefix + ("`-" if last else "+-")
         out.write("  %12s %12s %9d  %s%s\n" % (
-            fmt_us(n[TOTAL]), fmt_us(n[LOCAL]), n[COUNT], guide, n[NAME]))
+            fmt_us(n.total), fmt_us(n.local), n.count, guide, n.name))
         if max_depth is not None and depth >= max_depth:
             continue
-        kids = [k for k in n[KIDS].values() if k[TOTAL] >= min_ns
-                or k[COUNT]]
+        kids = [k for k in n.kids.values() if k.total >= min_ns
+                or k.count]
         kids.sort(key=key)  # type: ignore
         child_prefix = prefix + ("  " if last else "| ") if depth else ""
         for i in range(len(kids) - 1, -1, -1):

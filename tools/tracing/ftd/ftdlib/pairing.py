@@ -129,14 +129,6 @@ Emit = Callable[[Call], None]
 LeafEmit = Callable[[str, int, Call], bool]
 
 
-def stamp_ns(ts: str) -> int:
-    """A time stamp field in ns, -1 when empty or not a number."""
-    try:
-        return int(float(ts) * 1e9 + 0.5) if ts else -1
-    except ValueError:
-        return -1
-
-
 def _pool_match(cand: List[Call], d: int, ts: int) -> Optional[Call]:
     """Of the open entries that a return may close (cand), the one
     whose stamp is the return's less its duration, to the microseconds

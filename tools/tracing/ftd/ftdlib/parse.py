@@ -15,19 +15,20 @@ entries and returns into calls and gives each, once, to the collector
 from __future__ import annotations
 
 import re
-from typing import (Callable, Dict, Iterable, List, Optional, Pattern,
-                    Sequence, Tuple)
+from typing import (Callable, Dict, Iterable, List, NamedTuple, Optional,
+                    Pattern, Sequence, Tuple)
 
 from .collect import Collector, Filters
 from .inputs import TraceInput, TruncatedInput
 from .layout import (DUR_FIELD_RE, LOST_RE, SWITCH_RE, TC_LAYOUT,
                      TRACER_RE, detect_layout, from_tracecmd, is_tracecmd,
                      layout_from_header, layout_regex)
-from .model import FtdError, FuncStats, Layout, Node, TraceInfo, task_name
+from .model import FtdError, FuncStats, Layout, Node, TraceInfo
+from .tasks import is_idle, is_unknown, task_key, task_name
 from .pairing import Call, Pairing, TaskState
 from .timeline import Timeline
 
-__all__ = ["Filters", "Walker", "parse_file", "Call"]
+__all__ = ["Filters", "Walker", "parse_file"]
 
 def ts_ns(ts: str) -> int:
     """'25.890734' -> nanoseconds."""
@@ -58,25 +59,23 @@ CallSink = Callable[[Call], None]
 # Shapes of function text (Walker._shape()).
 ENTER, LEAF, RET, NAMED_RET, COMMENT, OPEN_COMMENT, OTHER = range(7)
 
-# The fields of a function line: its task's state, CPU, duration (ns,
-# -1: none), depth, shape, name and time stamp field.
-Fields = Tuple[TaskState, str, int, int, int, Optional[str], str]
+class Fields(NamedTuple):
+    """The fields of a function line, from the slow path of the reader
+    (the split path keeps them in locals)."""
+
+    st: TaskState           # its task's state
+    cpu: str
+    dur: int                # ns, -1: none
+    depth: int
+    kind: int               # its shape: ENTER, LEAF, RET, ...
+    name: Optional[str]
+    ts: str                 # the time stamp field
+
+
 # What the field readers return for a line that is not a function line.
-NOT_FUNCTION: Fields = (TaskState("", False), "", -1, 0, OTHER, "", "")
+NOT_FUNCTION = Fields(TaskState("", False), "", -1, 0, OTHER, "", "")
 
-IDLE_SUFFIX = "-0"
 P_RE = re.compile(r"#P:(\d+)")
-
-
-def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
-    """The key of a line's task.  Each CPU has its own idle task, all
-    printed as <idle>-0, so pid 0 gets its CPU appended; without a task
-    column, the task is the one the CPU last switched to ("?" when that
-    cannot be known)."""
-    if task:
-        return task if task[-2:] != IDLE_SUFFIX or not cpu else \
-            task + "/" + cpu
-    return curtask.get(cpu) or "?/" + cpu
 
 
 class Walker:
@@ -147,8 +146,7 @@ class Walker:
         lay = self.layout
         if lay is None or lay.cpu or not self.multi_cpu:
             return False
-        return key.startswith("?") or \
-            key.partition("/")[0].endswith(IDLE_SUFFIX)
+        return is_unknown(key) or is_idle(key)
 
     def _several_cpus(self) -> None:
         """The trace turns out to hold lines of several CPUs without a
@@ -381,6 +379,7 @@ class Walker:
             st.lines += 1
             if abst:
                 try:
+                    # stamp_ns(ts), inline: once a line
                     tsn = int(float(ts) * 1e9 + 0.5)
                 except ValueError:
                     tsn = -1
@@ -433,7 +432,7 @@ class Walker:
             if sc is not None and d is not None:
                 kind, depth, name = self._tshapes.get(parts[-1]) or \
                     self._text_shape(parts[-1])
-                return sc[0], sc[1], d, depth, kind, name, parts[0]
+                return Fields(sc[0], sc[1], d, depth, kind, name, parts[0])
             return self._learn(line, parts, ki, di)
         return self._learn(line, None, 0, 0)
 
@@ -455,7 +454,8 @@ class Walker:
         sh = self._bshapes.get(body)
         if sh is None:
             sh = self._bshapes[body] = self._shape(body)
-        return st, cpu, dur_ns(dur) if dur else -1, depth, sh[0], sh[1], ts
+        return Fields(st, cpu, dur_ns(dur) if dur else -1, depth, sh[0],
+                      sh[1], ts)
 
     def _shape(self, body: str) -> Tuple[int, Optional[str]]:
         """The shape of a function text, and the name in it: ENTER
@@ -547,7 +547,7 @@ class Walker:
             self._stmap[parts[ki]] = (st, cpu)
             self._dmap[parts[di]] = d
         kind, name = self._shape(body)
-        return st, cpu, d, depth, kind, name, ts or ""
+        return Fields(st, cpu, d, depth, kind, name, ts or "")
 
     def _batch_general(self, batch: List[str]) -> None:
         """All lines through the regex and the general code (line

@@ -16,7 +16,8 @@ import zlib
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-from .model import COUNT, KIDS, LOCAL, NAME, ONCPU, TOTAL, Node
+from .model import Node
+from .tasks import is_idle
 from .timeline import BEFORE, OPEN, Timeline
 
 DEFAULT_HIGHLIGHT = ["udelay", "mdelay", "ndelay", "__delay", "__udelay",
@@ -147,7 +148,7 @@ class Highlighter:
         return c
 
 
-def _head(out: TextIO, width: int, height: int, title: str,
+def head(out: TextIO, width: int, height: int, title: str,
           subtitle: str, pad: int) -> None:
     out.write('<?xml version="1.0" standalone="no"?>\n')
     out.write('<svg version="1.1" xmlns="http://www.w3.org/2000/svg" '
@@ -171,7 +172,7 @@ def _head(out: TextIO, width: int, height: int, title: str,
         pad, height - 6))
 
 
-def _frame(out: TextIO, name: str, tip: str, s: float, e: float,
+def frame(out: TextIO, name: str, tip: str, s: float, e: float,
            y: float, lane: str, level: int, width: int, pad: int,
            hl: Highlighter) -> None:
     color, _ = hl.color(name)
@@ -197,19 +198,19 @@ def flamegraph(out: TextIO, top: Node, title: str, subtitle: str,
     hl = Highlighter(highlight)
     def value(n: Node) -> int:
         if unit == "time":
-            return int(n[TOTAL])
+            return int(n.total)
         if unit == "oncpu":
-            return int(n[ONCPU])
+            return int(n.oncpu)
         return _calls(n)
     total = sum(value(n)
-                for n in top[KIDS].values())
+                for n in top.kids.values())
     if total <= 0:
         total = 1
     # collect frames: (name, start, end, depth, node)
     frames: List[Tuple[str, float, float, int, Node]] = []
     todo: List[Tuple[Node, float, int]] = []
     x = 0.0
-    for n in sorted(top[KIDS].values(), key=lambda n: n[NAME]):
+    for n in sorted(top.kids.values(), key=lambda n: n.name):
         todo.append((n, x, 0))
         x += value(n) / total
     maxd = 0
@@ -218,30 +219,30 @@ def flamegraph(out: TextIO, top: Node, title: str, subtitle: str,
         v = value(n) / total
         if v * width < min_px:
             continue
-        frames.append((n[NAME], x0, x0 + v, d, n))
+        frames.append((n.name, x0, x0 + v, d, n))
         maxd = max(maxd, d)
         cx = x0
-        for c in sorted(n[KIDS].values(), key=lambda c: c[NAME]):
+        for c in sorted(n.kids.values(), key=lambda c: c.name):
             cv = value(c) / total
             todo.append((c, cx, d + 1))
             cx += cv
     pad = 10
     height = (maxd + 1) * ROW + 70
-    _head(out, width, height, title, subtitle, pad)
+    head(out, width, height, title, subtitle, pad)
     base = height - 30
     for name, s, e, d, n in frames:
         if unit == "time":
             tip = "%s: %.3f us total, %.3f us local, %d calls (%.2f%%)" % (
-                name, n[TOTAL] / 1000.0, n[LOCAL] / 1000.0, n[COUNT],
+                name, n.total / 1000.0, n.local / 1000.0, n.count,
                 100.0 * (e - s))
         elif unit == "oncpu":
             tip = "%s: %.3f us on CPU of %.3f us total, %d calls " \
-                "(%.2f%%)" % (name, n[ONCPU] / 1000.0, n[TOTAL] / 1000.0,
-                              n[COUNT], 100.0 * (e - s))
+                "(%.2f%%)" % (name, n.oncpu / 1000.0, n.total / 1000.0,
+                              n.count, 100.0 * (e - s))
         else:
             tip = "%s: %d calls below and here, %d calls (%.2f%%)" % (
-                name, _calls(n), n[COUNT], 100.0 * (e - s))
-        _frame(out, name, tip, s, e, base - (d + 1) * ROW, "0", d,
+                name, _calls(n), n.count, 100.0 * (e - s))
+        frame(out, name, tip, s, e, base - (d + 1) * ROW, "0", d,
                width, pad, hl)
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)
 
@@ -251,8 +252,8 @@ def _calls(n: Node) -> int:
     todo = [n]
     while todo:
         m = todo.pop()
-        tot += m[COUNT]
-        todo.extend(m[KIDS].values())
+        tot += m.count
+        todo.extend(m.kids.values())
     return tot
 
 
@@ -272,7 +273,8 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     however quiet, then the others, busiest first.  off gives, per
     track, when its task was switched out (start and end lists): those
     spans are shaded in its lane and the tracks are ranked by their
-    time on the CPU; else by their time in calls.  A track whose calls
+    time on the CPU (the window less those spans), idle tasks last;
+    else (and for a track without switches) by their time in calls.  A track whose calls
     cannot all be drawn nested has more lanes ("task (2)").  With
     consume, each track's calls are dropped from tl once laid out: only
     those wide enough to draw are kept."""
@@ -289,13 +291,18 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
         lanes_of = [recs for recs in lanes_of if recs]
         if not lanes_of:
             continue
-        busy = sum(r[1] - r[0] for recs in lanes_of for r in recs
-                   if r[2] == 0)
         if off is not None and track in off:
-            busy -= sum(min(b, t1) - max(a, t0)
-                        for a, b in zip(*off[track]) if b > t0 and a < t1)
+            # time on the CPU: the window less the switched-out spans
+            busy = span - sum(min(b, t1) - max(a, t0) for a, b in
+                              zip(*off[track]) if b > t0 and a < t1)
+        else:
+            busy = sum(r.end - r.start for recs in lanes_of
+                       for r in recs if r.level == 0)
         ranked.append((busy, track, lanes_of))
-    ranked.sort(key=lambda t: (t[1] not in keep, -t[0], t[1]))
+    # with the switch spans, the idle tasks go after the workload
+    ranked.sort(key=lambda t: (t[1] not in keep,
+                               off is not None and is_idle(t[1]),
+                               -t[0], t[1]))
     dropped = len(ranked) - max_lanes
     ranked = ranked[:max_lanes]
     pad = 10
@@ -304,7 +311,7 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     nlanes = 0
     for busy, track, lanes_of in ranked:
         for k, recs in enumerate(lanes_of):
-            depth = max(r[2] for r in recs) + 1
+            depth = max(r.level for r in recs) + 1
             label = track if k == 0 else "%s (%d)" % (track, k + 1)
             layout.append((track, label, recs, y))
             y += 18 + depth * ROW + 8
@@ -316,7 +323,7 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
         sub += " (%d quieter tasks left out)" % dropped
     if legend:
         sub += "; " + legend
-    _head(out, width, height, title, sub, pad)
+    head(out, width, height, title, sub, pad)
     for ms, me, label in marks:
         x0 = pad + max(0.0, (ms - t0) / span) * width
         x1 = pad + min(1.0, (me - t0) / span) * width
@@ -332,30 +339,39 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
     for track, label, recs, ly in layout:
         out.write('<text x="%d" y="%d" style="font-weight:bold">%s</text>\n'
                   % (pad, ly + 12, escape(label)))
-        if off is not None and track in off:
-            lh = 2 + (max(r[2] for r in recs) + 1) * ROW
-            for a, b in zip(*off[track]):
-                if b <= t0 or a >= t1:
-                    continue
-                s0, e0 = (max(a, t0) - t0) / span, (min(b, t1) - t0) / span
-                out.write('<rect class="gap" data-s="%.9f" data-e="%.9f" '
-                          'x="%.2f" y="%d" width="%.2f" height="%d" '
-                          'fill="#606060" fill-opacity="0.18"><title>%s'
-                          '</title></rect>\n' % (
-                              s0, e0, pad + s0 * width, ly + 16,
-                              max((e0 - s0) * width, 0.5), lh,
-                              escape("switched out: %.3f ms at %.6f s" % (
-                                  (b - a) / 1e6, a / 1e9))))
-        for st, en, lvl, fid, flags, dur in recs:
+        spans = off.get(track) if off is not None else None
+        # switched out from here to the end of the trace, if it was
+        gone = spans[0][-1] if spans and spans[1][-1] >= t1 else -1
+        for st, en, lvl, fid, flags, dur in recs.rows():
             name = names[fid]
             if flags & OPEN:
                 tip = "%s: unfinished (no return in the trace), at " \
                     "%.6f s" % (name, st / 1e9)
+                if 0 <= gone < en:
+                    tip += "; its task was switched out from %.6f s to " \
+                        "the end of the trace" % (gone / 1e9)
             else:
                 tip = "%s: %.3f us, at %.6f s" % (name, dur / 1000.0,
                                                   st / 1e9)
             if flags & BEFORE:
                 tip += " (began before the trace)"
-            _frame(out, name, tip, (st - t0) / span, (en - t0) / span,
-                   ly + 18 + lvl * ROW, track, lvl, width, pad, hl)
+            frame(out, name, tip, (st - t0) / span, (en - t0) / span,
+                  ly + 18 + lvl * ROW, track, lvl, width, pad, hl)
+        if spans:
+            # over the calls, so that a call the task slept in shows it;
+            # the calls under it still take the pointer
+            lh = 2 + (max(r.level for r in recs) + 1) * ROW
+            for a, b in zip(*spans):
+                if b <= t0 or a >= t1:
+                    continue
+                s0, e0 = (max(a, t0) - t0) / span, (min(b, t1) - t0) / span
+                out.write('<rect class="gap" data-s="%.9f" data-e="%.9f" '
+                          'x="%.2f" y="%d" width="%.2f" height="%d" '
+                          'fill="#606060" fill-opacity="0.3" '
+                          'style="pointer-events:none"><title>%s'
+                          '</title></rect>\n' % (
+                              s0, e0, pad + s0 * width, ly + 16,
+                              max((e0 - s0) * width, 0.5), lh,
+                              escape("switched out: %.3f ms at %.6f s" % (
+                                  (b - a) / 1e6, a / 1e9))))
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)

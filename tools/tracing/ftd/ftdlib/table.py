@@ -59,6 +59,30 @@ def int_col(head: str, field: str, get: Callable[[Any], int],
                   lambda r: "%d" % get(r))
 
 
+UNITS = ((1e9, " s"), (1e6, "ms"), (1e3, "us"))
+
+
+def human(ns: float, signed: bool = False) -> str:
+    """A duration as text tables show it, the way uftrace and perf do:
+    three decimals of the largest unit (s, ms, us) that keeps at least
+    one integer digit after rounding, the unit two characters wide so that the units
+    and the decimal points line up in a right-aligned column."""
+    a = abs(ns)
+    for scale, unit in UNITS:
+        if a >= scale * 0.9999995 or scale == 1e3:
+            return ("%+.3f %s" if signed else "%.3f %s") % (ns / scale,
+                                                             unit)
+    raise AssertionError("unreachable")
+
+
+def dur_col(head: str, field: str, get: Callable[[Any], float],
+            signed: bool = False) -> Column:
+    """Nanoseconds with units in text (human()), as microseconds with
+    three decimals in CSV and JSON."""
+    return Column(head, field, lambda r: human(get(r), signed),
+                  lambda r: us(get(r)), lambda r: "%.3f" % (get(r) / 1000.0))
+
+
 def us_col(head: str, field: str, get: Callable[[Any], float],
            signed: bool = False) -> Column:
     """Nanoseconds shown as microseconds with three decimals."""

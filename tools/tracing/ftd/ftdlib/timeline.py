@@ -17,18 +17,25 @@ from __future__ import annotations
 
 import array
 import heapq
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from .model import BIG, task_name
+from .model import BIG
+from .tasks import task_name
 from .pairing import CLIP_NS, UNFINISHED, Call
 
 # Flags of a placed call.
 BEFORE = 1      # began before the first line of the trace
 OPEN = 2        # never returned: drawn to the end of the trace
 
-# One placed call: (start_ns, end_ns, level, function id, flags,
-# printed duration in ns, or -1 when it never returned).
-Placed = Tuple[int, int, int, int, int, int]
+class Placed(NamedTuple):
+    """One call placed in a lane."""
+
+    start: int      # ns
+    end: int        # ns, as drawn
+    level: int      # 0: the outermost in its lane
+    fid: int        # the function (Timeline.name_list)
+    flags: int      # BEFORE, OPEN
+    dur: int        # printed duration in ns, -1 when it never returned
 
 
 class Track:
@@ -99,10 +106,15 @@ class Lane:
         return out
 
     def __getitem__(self, i: int) -> Placed:
-        return (self.a[i], self.e[i], self.lvl[i], self.f[i],
-                self.flags[i], self.d[i])
+        return Placed(self.a[i], self.e[i], self.lvl[i], self.f[i],
+                      self.flags[i], self.d[i])
 
     def __iter__(self) -> Iterator[Placed]:
+        return map(Placed._make, self.rows())
+
+    def rows(self) -> Iterator[Tuple[int, int, int, int, int, int]]:
+        """The placed calls as plain tuples in Placed's order, for the
+        loops that write every call (quicker than Placed records)."""
         return zip(self.a, self.e, self.lvl, self.f, self.flags, self.d)
 
 

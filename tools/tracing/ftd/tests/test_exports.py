@@ -102,7 +102,11 @@ def test_svg_well_formed(tmp_path: Path, cmd: str) -> None:
     text = out.read_text()
     assert "<script>" in text and "http" not in text.replace(
         "http://www.w3.org/2000/svg", "")
-    assert 'class="f"' in text and "#3a78d8" not in text or True
+    # --highlight replaces the default list: the delays are not blue,
+    # preempt_count_add and _sub are purple
+    assert 'class="f"' in text and "#3a78d8" not in text
+    assert re.search(r'data-n="preempt_count_(?:add|sub)" [^>]* '
+                     r'data-c="#9a4fd0"', text)
     frames = [g for g in root.iter() if g.get("class") == "f"]
     assert len(frames) > 50
     assert any(g.get("data-c") == "#9a4fd0" for g in frames)

@@ -37,23 +37,36 @@ def mutate(rnd: random.Random, line: str) -> str:
 @given(rnd=st.randoms(use_true_random=False), lat=st.booleans())
 def test_mutated_lines(rnd: random.Random, lat: bool) -> None:
     src = LINES_LAT if lat else LINES
-    lines = list(src[:300])
+    lines = [x.replace("\r", "") for x in src[:300]]
+    clean = Walker().feed_lines(list(lines))
+    assert clean.malformed == 0
+    # function lines only (the header sets the layout), one line each
+    body = [j for j, x in enumerate(lines) if not x.startswith("#")]
+    hit = set()
     for _ in range(rnd.randint(1, 30)):
-        j = rnd.randrange(len(lines))
-        lines[j] = mutate(rnd, lines[j])
-        if not lines[j].endswith("\n"):
-            lines[j] += "\n"
+        j = rnd.choice(body)
+        text = mutate(rnd, lines[j]).replace("\n", "").replace("\r", "")
+        lines[j] = text + "\n"
+        hit.add(j + 1)
     w = Walker()
     info = w.feed_lines(lines)
-    assert info.malformed >= 0
-    assert len(info.malformed_lines) <= 5
+    # what it could not read is a mutated line, named by its number
+    assert info.malformed <= len(hit)
+    assert set(info.malformed_lines) <= hit
+    assert len(info.malformed_lines) == min(info.malformed, 5)
 
 
 @settings(max_examples=60, deadline=None)
 @given(data=st.binary(max_size=4000))
 def test_random_text(data: bytes) -> None:
+    lines = data.decode("latin-1").splitlines(True)
     w = Walker()
-    w.feed_lines(data.decode("latin-1").splitlines(True))
+    info = w.feed_lines(lines)
+    # every line read, none counted twice as malformed
+    assert w.lineno == len(lines)
+    assert info.malformed <= len(lines)
+    assert len(info.malformed_lines) == min(info.malformed, 5)
+    assert all(1 <= n <= len(lines) for n in info.malformed_lines)
 
 
 def test_cli_on_garbage(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -67,8 +80,14 @@ def test_cli_on_garbage(tmp_path) -> None:  # type: ignore[no-untyped-def]
                 "flamegraph", "flamechart", "tree"):
         r = run_ftd(cmd, str(p), "-o", str(tmp_path / "out"))
         assert b"malformed" in r.stderr
+    # the count, the first line numbers, and the first line itself
+    first = "".join(lines).splitlines()[47]
     r = run_ftd("report", "--strict", str(p), code=3)
-    assert b"line" in r.stderr
+    assert r.stderr.decode().splitlines() == [
+        "ftd: %s: 20 malformed lines skipped (lines 48, 49, 51, 61, 97, "
+        "...)" % p,
+        "ftd: %s:48: %s" % (p, first),
+        "ftd: %s: malformed input (--strict)" % p]
     q = tmp_path / "rand.bin"
     q.write_bytes(bytes(rnd.randrange(256) for _ in range(20000)))
     run_ftd("report", str(q), code=1)

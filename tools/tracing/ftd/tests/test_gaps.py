@@ -14,7 +14,6 @@ import pytest
 
 from conftest import TRACES_DIR, run_ftd
 from ftdlib.analysis import func_stats, merged_tree
-from ftdlib.model import KIDS, LOCAL, NAME
 from ftdlib.parse import Walker
 
 def dfield(dur: str) -> str:
@@ -42,9 +41,9 @@ def pairs(w: Walker) -> Set[Tuple[str, str]]:
         todo = [(root, "")]
         while todo:
             node, name = todo.pop()
-            for kid in node[KIDS].values():
-                out.add((name, kid[NAME]))
-                todo.append((kid, kid[NAME]))
+            for kid in node.kids.values():
+                out.add((name, kid.name))
+                todo.append((kid, kid.name))
     return out
 
 
@@ -175,10 +174,10 @@ def test_exits_only_uses_time_stamps() -> None:
     stats = func_stats(w.roots())
     assert stats["parent"].local == 13000
     tree = merged_tree(w.roots())
-    parent = tree[KIDS]["parent"]
-    assert list(parent[KIDS]) == ["child_b"]
-    unknown = tree[KIDS]["(unknown)"]
-    assert list(unknown[KIDS]) == ["child_a"]
+    parent = tree.kids["parent"]
+    assert list(parent.kids) == ["child_b"]
+    unknown = tree.kids["(unknown)"]
+    assert list(unknown.kids) == ["child_a"]
     # without time stamps the depths alone decide: both are callees
     w = Walker()
     w.feed_lines([fline(0, "sh-100", d, dp, t) for d, dp, t in (
@@ -200,12 +199,12 @@ def test_exits_only_deeper_calls_have_an_unknown_caller() -> None:
     ]
     w = Walker()
     w.feed_lines(lines)
-    top = merged_tree(w.roots())[KIDS]
+    top = merged_tree(w.roots()).kids
     parent = top["parent"]
-    assert set(parent[KIDS]) == {"child"}
-    assert not parent[KIDS]["child"][KIDS]
-    assert list(top["(unknown)"][KIDS]) == ["deep"]
-    assert parent[LOCAL] == 20000 - 3000
+    assert set(parent.kids) == {"child"}
+    assert not parent.kids["child"].kids
+    assert list(top["(unknown)"].kids) == ["deep"]
+    assert parent.local == 20000 - 3000
     assert w.info.unknown_callers == 1
 
 

@@ -35,8 +35,8 @@ def stats(name: str):  # type: ignore[no-untyped-def]
     return w, func_stats(w.roots())
 
 
-def test_s3_abstime_proc_tail() -> None:
-    # S3: abstime, cpu, proc, tail.  update_curr appears at lines 30-35
+def test_count_total_and_local_time_of_each_function() -> None:
+    # S3's head: abstime, cpu, proc, tail.  update_curr appears at lines 30-35
     # and 767-772: 31.232 + 32.032 = 63.264 us; local =
     # (31.232 - 12.544 - 4.048) + (32.032 - 12.112 - 4.064) = 30.496.
     w, s = stats("s3_head.txt")
@@ -63,8 +63,8 @@ def test_s2_exits_only() -> None:
     assert set(callees) == {"handle_percpu_devid_irq"}
 
 
-def test_s1_cpu_only() -> None:
-    # S1: defaults (cpu, duration, overhead); no task column, the tasks
+def test_tasks_from_switch_blocks_without_a_task_column() -> None:
+    # S1's head: defaults (cpu, duration, overhead); no task column, the tasks
     # come from the context-switch blocks.  grep -c
     # folio_remove_rmap_ptes = 130 lines, one per call (entry or leaf
     # line, or the named return at line 5 whose entry was lost).
@@ -115,7 +115,7 @@ def test_irq_switch_lost_comment() -> None:
     assert "sh-100" in i.tasks and "kworker-7" in i.tasks
 
 
-def test_nested_thresh_and_long_durations() -> None:
+def test_local_time_leaves_out_callees_at_every_depth() -> None:
     # do_one_initcall 2100 - 1800.5 - 200 = 99.5 us local;
     # driver_probe 1800.5 - 1500 = 300.5; "1234567 us" has no decimals.
     w, s = stats("nested_thresh.txt")
@@ -176,7 +176,8 @@ def test_no_context_columns() -> None:
 #   ext4_file_read_iter 3.0 - 2.25 = 0.75, rw_verify_area 1.5 + 0.75;
 # mixed_cpu: do_sys_open 20 - 4 - 1 = 15, gic_handle_irq 4 - 2 = 2;
 #   folded values are those local times in ns on each stack;
-# nested_thresh: the tree of test_nested_thresh_and_long_durations.
+# nested_thresh: the tree of
+#   test_local_time_leaves_out_callees_at_every_depth.
 @pytest.mark.parametrize("args,golden", [
     (["report", "retval_pipe.txt"], "retval_pipe.report.txt"),
     (["report", "-f", "csv", "-s", "function", "mixed_cpu.txt"],

@@ -65,8 +65,10 @@ def test_switched_out_time_is_taken_out(tmp_path: Path) -> None:
     assert got["sys_read"] == 750.0 and got["copy"] == 700.0
     rows = run_ftd("report", str(sleepy(tmp_path)), "-s", "oncpu"
                    ).stdout.decode().splitlines()
-    assert rows[0].split()[-1] == "OnCPU(us)"
-    assert [r.split()[0] for r in rows[2:]] == [
+    assert rows[0] == ("# By time on the CPU, largest first: total less "
+                       "the time the task was switched out")
+    assert rows[1].split()[-1] == "OnCPU"
+    assert [r.split()[0] for r in rows[3:]] == [
         "sys_read", "copy", "sys_wait4", "schedule"]
 
 
@@ -104,8 +106,9 @@ def test_flamechart_shades_switched_out_time(tmp_path: Path) -> None:
     svg = tmp_path / "c.svg"
     run_ftd("flamechart", str(sleepy(tmp_path)), "-o", str(svg))
     text = svg.read_text()
-    assert ("tasks in order of their time on the CPU, busiest first; "
-            "shaded: switched out") in text
+    assert ("tasks in order of their time on the CPU (from the context "
+            "switches), busiest first, idle tasks last; shaded: switched "
+            "out") in text
     assert "<title>switched out: 0.840 ms at 1.000010 s</title>" in text
 
 
@@ -136,3 +139,52 @@ def test_real_flamegraph_shows_the_work(tmp_path: Path) -> None:
     cpu = widths(svg)
     assert "do_idle" not in cpu and cpu.get("sys_wait4", 0.0) < 0.01
     assert cpu["sys_statx"] > 0.25
+
+
+def abandoned(tmp_path: Path) -> Path:
+    """kworker-37 enters schedule() and is switched out for good: its
+    call never returns.  ls-11 does the work; the idle task runs
+    between ls-11's two system calls."""
+    lines = [HEAD,
+             tline("2.000000", "kworker-37", "", 0, "worker_thread() {"),
+             tline("2.000010", "kworker-37", "", 1, "schedule() {")]
+    lines += switch("kworker-37", "ls-11")
+    lines += [tline("2.000100", "ls-11", "", 0, "sys_read() {"),
+              tline("2.000110", "ls-11", "+ 300.000 us", 1, "copy();"),
+              tline("2.000450", "ls-11", "! 350.000 us", 0, "}")]
+    lines += switch("ls-11", "<idle>-0")
+    lines += [tline("2.000500", "<idle>-0", "", 0, "do_idle() {"),
+              tline("2.000510", "<idle>-0", "* 10000.00 us", 1,
+                    "cpuidle_enter();"),
+              tline("2.010600", "<idle>-0", "# 10100.00 us", 0, "}")]
+    lines += switch("<idle>-0", "ls-11")
+    lines += [tline("2.010700", "ls-11", "", 0, "sys_write() {"),
+              tline("2.010710", "ls-11", "! 400.000 us", 1, "copy();"),
+              tline("2.011150", "ls-11", "! 450.000 us", 0, "}")]
+    p = tmp_path / "abandoned.txt"
+    p.write_text("".join(lines))
+    return p
+
+
+def lane_labels(svg: str) -> List[str]:
+    return re.findall(r'<text x="\d+" y="\d+" style="font-weight:bold">'
+                      r'([^<]*)</text>', svg)
+
+
+def test_flamechart_ranks_lanes_by_time_on_the_cpu(tmp_path: Path) -> None:
+    """A task switched out inside a call that never returns is not the
+    busiest: its lane is shaded from its switch-out to the end, and
+    the lanes follow the time on the CPU that the switch blocks give,
+    the workload's tasks before the idle task."""
+    svg = tmp_path / "c.svg"
+    run_ftd("flamechart", str(abandoned(tmp_path)), "-o", str(svg),
+            "--min-px", "0")
+    text = svg.read_text()
+    assert lane_labels(text) == ["ls-11", "kworker-37", "&lt;idle&gt;-0/0"]
+    # switched out from its last line (2.000010) to the trace's end
+    assert ("<title>switched out: 11.140 ms at 2.000010 s</title>"
+            in text)
+    assert ("schedule: unfinished (no return in the trace), at 2.000010 s; "
+            "its task was switched out from 2.000010 s to the end of the "
+            "trace</title>") in text
+    assert "on the CPU" in text

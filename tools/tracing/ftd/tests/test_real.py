@@ -15,7 +15,8 @@ import pytest
 
 from conftest import TRACES_DIR
 from ftdlib.analysis import func_stats
-from ftdlib.parse import Call, Walker
+from ftdlib.pairing import Call
+from ftdlib.parse import Walker
 
 NAMES = ["S1", "S2", "S3", "S4"]
 DUR = re.compile(r"([\d.]+) us")

@@ -35,7 +35,7 @@ import pytest
 from conftest import run_ftd
 from fgrender import Opts, Printer, Rec, Truth, fmt_duration, header
 from ftdlib.analysis import func_stats
-from ftdlib.model import KIDS, NAME, task_name
+from ftdlib.tasks import task_name
 from ftdlib.pairing import ROOT, UNKNOWN, Call
 from ftdlib.parse import Walker
 
@@ -255,11 +255,11 @@ def check_records(text: List[str], pr: Printer, min_share: float,
         todo = [root]
         while todo:
             n = todo.pop()
-            for k in n[KIDS].values():
-                if n[NAME] and n[NAME] != "(unknown)" and \
-                        k[NAME] != "(unknown)":
-                    assert (n[NAME], k[NAME]) in true_pairs, (
-                        n[NAME], k[NAME], shown)
+            for k in n.kids.values():
+                if n.name and n.name != "(unknown)" and \
+                        k.name != "(unknown)":
+                    assert (n.name, k.name) in true_pairs, (
+                        n.name, k.name, shown)
                 todo.append(k)
     return w, calls
 
@@ -422,8 +422,8 @@ def test_many_calls_waiting_for_their_caller(tmp_path: Path,
     text, pr = render(sim, o)
     w, calls = check_records(text, pr, 1.0)
     stats = func_stats(w.roots())
-    kids = sum(n[2] for r in w.roots().values()
-               for n in r[KIDS]["sys_statx"][KIDS].values())
+    kids = sum(n.count for r in w.roots().values()
+               for n in r.kids["sys_statx"].kids.values())
     assert kids == 3
     assert stats["sys_statx"].local == \
         stats["sys_statx"].total - sum(c.dur for c in calls
