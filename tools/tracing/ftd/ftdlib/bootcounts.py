@@ -24,7 +24,7 @@ import re
 from typing import Dict, List, Optional, TextIO
 
 from .model import FtdError
-from .table import Column, text_col, us_col
+from .table import Column, human, text_col, us_col
 
 HEAD_RE = re.compile(r"^\s*Function\s+Hit(\s+Time\s+Avg\s+s\^2)?\s*$")
 RULE_RE = re.compile(r"^\s*-+(\s+-+)*\s*$")
@@ -132,7 +132,6 @@ def counts_dict(c: Counts, n: int) -> Dict[str, object]:
 def write_counts_text(out: TextIO, c: Counts, n: int) -> None:
     """The most called functions, then those with the most time, each
     in its own table, times in readable units."""
-    from .bootwrite import dur_text
     calls = sum(x.hits for x in c.rows)
     out.write("\nCall counts (%s: %d functions, %d calls):\n" % (
         c.path, len(c.rows), calls))
@@ -146,7 +145,7 @@ def write_counts_text(out: TextIO, c: Counts, n: int) -> None:
     out.write("%13s  %11s  %10s  %s\n" % ("Time", "Avg", "Hit", "Function"))
     for x in c.most_time(n):
         out.write("%13s  %11s  %10d  %s\n" % (
-            dur_text(x.total_ns), dur_text(x.avg_ns), x.hits, x.name))
+            human(x.total_ns), human(x.avg_ns), x.hits, x.name))
 
 
 def count_columns(timed: bool) -> List[Column]:

@@ -13,18 +13,7 @@ from typing import (Callable, Dict, List, Optional, Sequence, TextIO,
 from .boot import LEVELS, NOT_TRACED, BootView, Row, slowest_initcalls
 from .bootholds import SCHED_CMDLINE, Blame, Hold
 from .bootinput import SchedEvents
-from .table import Column, text_col, write_table
-
-
-def dur_text(ns: float) -> str:
-    """A duration in readable units, the way uftrace and perf print
-    them: "63.320 s ", "12.345 ms", "850.123 us" (the unit padded to
-    two characters, so that a column of them lines up)."""
-    if ns >= 1e9:
-        return "%.3f s " % (ns / 1e9)
-    if ns >= 1e6:
-        return "%.3f ms" % (ns / 1e6)
-    return "%.3f us" % (ns / 1e3)
+from .table import Column, human, human_inline, text_col, write_table
 
 
 def level_label(lv: str) -> str:
@@ -113,7 +102,7 @@ def write_summary(out: TextIO, view: BootView,
     tot = max(view.total, 1)
 
     def share(ns: int) -> str:
-        return "%s %5.1f%%" % (dur_text(ns).rjust(11), 100.0 * ns / tot)
+        return "%s %5.1f%%" % (human(ns).rjust(11), 100.0 * ns / tot)
     out.write("Summary (the full table in boot order follows):\n")
     slow = slowest_initcalls(view)[:SUMMARY_TOP]
     if slow:
@@ -130,10 +119,10 @@ def write_summary(out: TextIO, view: BootView,
             who = ", ".join("%s %s" % (
                 b.thread if not b.via else "%s (waking %s)" % (
                     b.thread, " < ".join(reversed(b.via))),
-                dur_text(b.ns).strip()) for b in h.blames)
+                human_inline(b.ns)) for b in h.blames)
             if h.unexplained:
                 who += "%sunexplained %s" % (", " if who else "",
-                                             dur_text(h.unexplained).strip())
+                                             human_inline(h.unexplained))
             out.write("    %s  %s in %s: %s\n" % (share(h.ns), h.thread,
                                                    h.wait_fn, who))
     else:
@@ -174,7 +163,7 @@ def write_summary(out: TextIO, view: BootView,
     for late in view.late_cpus:
         out.write("  CPU %s's trace in %s starts %s after CPU %s's: its "
                   "buffer overwrote the start (see the note at the end)\n"
-                  % (late.cpu, late.input, dur_text(late.lag).strip(),
+                  % (late.cpu, late.input, human_inline(late.lag),
                      late.first_cpu))
     out.write("\n")
 

@@ -65,14 +65,20 @@ UNITS = ((1e9, " s"), (1e6, "ms"), (1e3, "us"))
 def human(ns: float, signed: bool = False) -> str:
     """A duration as text tables show it, the way uftrace and perf do:
     three decimals of the largest unit (s, ms, us) that keeps at least
-    one integer digit after rounding, the unit two characters wide so that the units
-    and the decimal points line up in a right-aligned column."""
+    one integer digit after rounding, the unit two characters wide so
+    that the units and the decimal points line up in a right-aligned
+    column."""
     a = abs(ns)
     for scale, unit in UNITS:
         if a >= scale * 0.9999995 or scale == 1e3:
             return ("%+.3f %s" if signed else "%.3f %s") % (ns / scale,
                                                              unit)
     raise AssertionError("unreachable")
+
+
+def human_inline(ns: float) -> str:
+    """human() inside a sentence: one space before the unit."""
+    return " ".join(human(ns).split())
 
 
 def dur_col(head: str, field: str, get: Callable[[Any], float],

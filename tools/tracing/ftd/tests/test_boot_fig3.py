@@ -153,7 +153,7 @@ def test_counts_file_in_text_json_and_csv(tmp_path: Path) -> None:
     assert "_raw_spin_lock" in lines[4] and "kmem_cache_alloc_noprof" in \
         lines[5]
     assert lines[8] == "Most time:"
-    assert "__timer_const_udelay" in lines[10] and "2.000 s" in lines[10]
+    assert "__timer_const_udelay" in lines[10] and "2.000  s" in lines[10]
     j = json.loads(run_ftd("boot", str(f), "--counts", str(c), "-f",
                            "json").stdout)
     assert j["counts"]["most_called"][0] == {

@@ -220,9 +220,9 @@ def test_counts_in_two_tables_with_units(tmp_path: Path) -> None:
     most = sec[2].splitlines()
     assert most == ["Most time:",
                     "         Time          Avg         Hit  Function",
-                    "     2.000 s     50.000 ms          40  "
+                    "     2.000  s    50.000 ms          40  "
                     "__timer_const_udelay",
-                    "     1.500 s      7.732 ms         194  do_one_initcall",
+                    "     1.500  s     7.732 ms         194  do_one_initcall",
                     "   700.000 ms   700.000 ms           1  mem_init"]
     # CSV and JSON keep microseconds
     j = json.loads(run_ftd("boot", str(f), "--counts", str(c), "-f",
