@@ -19,7 +19,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from wbench import build, guest, kunit  # noqa: E402
+from wbench import arch, build, guest, kunit  # noqa: E402
+from wbench.common import WorkbenchError  # noqa: E402
 
 # The parts every ARM32 boot shares, before the disks; CACHE and TMP
 # stand for the cache directory and the boot's scratch directory.
@@ -91,7 +92,7 @@ def boot_command(cache: Path, monkeypatch: pytest.MonkeyPatch,
         return guest.GuestResult(0, "", cache / "console.log")
 
     monkeypatch.setattr(guest, "_watch", watch)
-    monkeypatch.setattr(guest, "root_disk_image", lambda path: path)
+    monkeypatch.setattr(guest, "root_disk_image", lambda path, *arch: path)
     guest.boot(build.KernelConfig.load("patched"), "true", **kwargs)
     assert len(seen) == 1
     tmp = [a for a in seen[0] if "/wb-guest." in a][0]
@@ -137,3 +138,74 @@ def test_arm_kunit_command_is_pinned(cache: Path,
     want += (["--kconfig_add", "CONFIG_THUMB2_KERNEL=y"] if thumb2
              else ["x"])
     assert got == want
+
+
+def test_every_config_names_a_known_arch_and_its_machine_first() -> None:
+    for path in sorted(build.CONFIG_DIR.glob("*.config")):
+        config = build.KernelConfig.load(path.stem)
+        assert config.fragments[0].name == config.arch.fragment + ".fragment"
+        assert config.image.name == Path(config.arch.image).name
+
+
+def test_the_header_names_the_arch(tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "CONFIG_DIR", tmp_path)
+    for frag in ("qemu-arm", "qemu-arm64", "ftrace"):
+        (tmp_path / f"{frag}.fragment").write_text("CONFIG_X=y\n")
+    (tmp_path / "a.config").write_text(
+        "# workbench: tree=base fragments=ftrace arch=arm64\n")
+    (tmp_path / "b.config").write_text(
+        "# workbench: tree=patched fragments=qemu-arm,ftrace\n")
+    a, b = build.KernelConfig.load("a"), build.KernelConfig.load("b")
+    assert a.arch is arch.ARM64 and a.tree == "base"
+    assert [f.name for f in a.fragments] == [
+        "qemu-arm64.fragment", "ftrace.fragment", "a.config"]
+    assert a.image == a.build_dir / "arch/arm64/boot/Image"
+    # the default is ARM32, and naming its machine again changes nothing
+    assert b.arch is arch.ARM
+    assert [f.name for f in b.fragments] == [
+        "qemu-arm.fragment", "ftrace.fragment", "b.config"]
+
+
+@pytest.mark.parametrize("header", [
+    "# workbench: tree=base fragments= arch=sparc",
+    "# workbench: tree=base fragments= arch=arm arch=arm64",
+    "# workbench: tree=base fragments= mach=arm64",
+    "# workbench: tree=elsewhere fragments=",
+    "# workbench: fragments= arch=arm64",
+])
+def test_bad_headers_are_refused(tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch,
+                                 header: str) -> None:
+    monkeypatch.setattr(build, "CONFIG_DIR", tmp_path)
+    (tmp_path / "qemu-arm.fragment").write_text("")
+    (tmp_path / "bad.config").write_text(header + "\n")
+    with pytest.raises(WorkbenchError):
+        build.KernelConfig.load("bad")
+
+
+def test_x86_64_runs_single_threaded_tcg_on_pci_disks() -> None:
+    cmd = guest.qemu_command(arch.X86_64, Path("/k"), Path("/i"),
+                             Path("/in"), Path("/out"))
+    assert cmd[:7] == ["qemu-system-x86_64", "-M", "q35", "-cpu", "max",
+                       "-accel", "tcg,thread=single"]
+    assert "console=ttyS0 panic=-1 rdinit=/init" in cmd
+    assert "virtio-blk-pci,drive=wbin,serial=wb-in" in cmd
+    assert "thread=single" in arch.X86_64.method()
+    assert "int3" in arch.X86_64.accel_why
+
+
+def test_arm64_record() -> None:
+    cmd = guest.qemu_command(arch.ARM64, Path("/k"), Path("/i"),
+                             Path("/in"), Path("/out"))
+    assert cmd[:5] == ["qemu-system-aarch64", "-M", "virt", "-cpu",
+                       "cortex-a57"]
+    assert "virtio-blk-device,drive=wbout,serial=wb-out" in cmd
+    assert arch.ARM64.busybox_package == "busybox-static:arm64"
+    assert arch.ARM64.host_packages() == [
+        "gcc-aarch64-linux-gnu", "binutils-aarch64-linux-gnu",
+        "qemu-system-arm"]
+
+
+def test_the_method_line_of_arm_is_unchanged() -> None:
+    assert arch.ARM.method() == "qemu-system-arm -M virt -cpu cortex-a15"

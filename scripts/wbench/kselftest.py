@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from . import arch, build, guest, selftest
+from . import build, guest, selftest
 from .common import WorkbenchError, cache_dir, log, run
 
 JOB = selftest.SUITE_SETUP + r"""
@@ -57,7 +57,8 @@ def install(config: build.KernelConfig, dest: Path) -> Path:
         shutil.rmtree(dest)
     tree = build.source_tree(config)
     run(["make", "-s", "-C", str(tree / "tools" / "testing" / "selftests"),
-         f"ARCH={arch.ARCH}", f"CROSS_COMPILE={arch.CROSS_COMPILE}",
+         f"ARCH={config.arch.kernel_arch}",
+         f"CROSS_COMPILE={config.arch.cross_compile}",
          "TARGETS=ftrace", f"INSTALL_PATH={dest}", "install"],
         what="installing the ftrace kselftests")
     if not (dest / "run_kselftest.sh").exists():
@@ -166,7 +167,8 @@ def run_kselftest(config: build.KernelConfig, smp: int,
     follower = KtapFollower(results, order, per_test_timeout)
     start = time.monotonic()
     res = guest.boot(config, JOB, files={"kselftest": installed,
-                                         "tools": guest.suite_tools()},
+                                         "tools": guest.suite_tools(
+                                             config.arch)},
                      out_dir=out_dir / "boot-1", smp=smp,
                      timeout=per_test_timeout * len(order) + 120,
                      on_line=follower.line, on_tick=follower.tick,

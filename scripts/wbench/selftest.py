@@ -255,7 +255,8 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
         listing.parent.mkdir(parents=True, exist_ok=True)
         listing.write_text("\n".join(left) + "\n")
         res = guest.boot(config, JOB, files={"ftrace": ftrace,
-                                             "tools": guest.suite_tools(),
+                                             "tools": guest.suite_tools(
+                                                 config.arch),
                                              "tests": listing},
                          out_dir=out_dir / f"boot-{results.boots}", smp=smp,
                          timeout=per_test_timeout * len(left) + 120,
@@ -462,8 +463,9 @@ def save_expected(args: argparse.Namespace, got: Results,
     if any(not p.startswith("regression: ") for p in problems):
         raise WorkbenchError("not saved: a project test failed")
     got.save(path, [
-        f"ftracetest results of {what}, qemu-system-arm -M virt -cpu "
-        f"cortex-a15 -smp {args.smp}, TCG",
+        f"ftracetest results of {what}, "
+        f"{build.KernelConfig.load(args.config).arch.method()} "
+        f"-smp {args.smp}, TCG",
         f"written by: scripts/workbench selftest {args.config} "
         "--save-expected"])
     log(f"selftest: saved {path.relative_to(REPO)}")
