@@ -32,15 +32,13 @@ from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
 from . import arch as arches
+from . import parser
 from .base import base_tree
 from .build import KernelConfig
 from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
                      need_commands, run, write_if_changed)
 
 GUEST_FAILURE = 125  # exit status of `workbench run` when the guest fails
-OOPS_RE = re.compile(r"Internal error: Oops|Unable to handle kernel|"
-                     r"BUG: |WARNING: CPU: |kernel BUG at|"
-                     r"Kernel panic - not syncing")
 
 
 def _debian_files(arch: arches.Arch, package: str,
@@ -440,7 +438,7 @@ def _watch(cmd: List[str], token: str, log_path: Path, timeout: float,
     threading.Thread(target=_reader, args=(proc.stdout, lines),
                      daemon=True).start()
     result = GuestResult(None, "", log_path)
-    exit_re = re.compile(rf"wb-exit {token} (\d+)")
+    exit_re = parser.exit_re(token)
     deadline = time.monotonic() + timeout
     last_tick = 0.0
     with open(log_path, "w") as console:
@@ -460,9 +458,10 @@ def _watch(cmd: List[str], token: str, log_path: Path, timeout: float,
                 m = exit_re.search(line)
                 if m:
                     result.status = int(m.group(1))
-                if "wb-guest-error:" in line:
-                    result.failure = line.split("wb-guest-error:", 1)[1].strip()
-                if OOPS_RE.search(line):
+                error = parser.guest_error(line)
+                if error is not None:
+                    result.failure = error
+                if parser.OOPS_RE.search(line):
                     result.oopses.append(line.strip())
                     if "Kernel panic" in line:
                         result.failure = "kernel panic: " + line.strip()

@@ -21,9 +21,9 @@ to see the Thumb bit.
 from __future__ import annotations
 
 import argparse
-import json
+import re
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import List, Set
 
 from . import arch as arches
 from . import build
@@ -67,15 +67,45 @@ def run_kunit(json_out: Path, extra: List[str], thumb2: bool = False,
                check=False).returncode
 
 
-def test_cases(json_out: Path) -> Iterator[Tuple[str, str]]:
-    """(suite.case, status) of each test case in kunit.py's --json file;
-    status is PASS, FAIL, SKIP or ERROR."""
-    def walk(group: Dict[str, Any], prefix: str) -> Iterator[Tuple[str, str]]:
-        for case in group.get("test_cases", []):
-            yield prefix + case["name"], case["status"]
-        for sub in group.get("sub_groups", []):
-            yield from walk(sub, sub["name"] + ".")
-    yield from walk(json.loads(json_out.read_text()), "")
+# A KUnit suite's name in a test's source: the .name of a struct
+# kunit_suite's initializer
+SUITE_RE = re.compile(r"struct\s+kunit_suite\s+\w+\s*=\s*\{[^}]*?"
+                      r"\.name\s*=\s*\"(\w+)\"", re.S)
+OBJ_RE = r"^obj-\$\({option}\)\s*\+=\s*(.*)$"
+
+
+def kunitconfig_options(tree: Path) -> List[str]:
+    """The options KUNITCONFIG's .kunitconfig sets to y."""
+    text = (tree / KUNITCONFIG / ".kunitconfig").read_text()
+    return re.findall(r"^(CONFIG_\w+)=y\s*$", text, re.M)
+
+
+def kunitconfig_suites(tree: Path) -> Set[str]:
+    """The KUnit suites that KUNITCONFIG's .kunitconfig builds: for each
+    option it sets, the objects a Makefile of tree builds with it
+    ("obj-$(CONFIG_FOO) += foo.o"), and the suites their sources define.
+    Read from the tree, so that a suite the config loses is missed by
+    name instead of showing as fewer cases."""
+    options = kunitconfig_options(tree)
+    wanted = {opt: re.compile(OBJ_RE.format(option=opt), re.M)
+              for opt in options}
+    suites: Set[str] = set()
+    for subdir in ("kernel", "lib", "mm", "fs", "drivers"):
+        for makefile in sorted((tree / subdir).rglob("Makefile")):
+            text = makefile.read_text(errors="replace")
+            if "CONFIG_" not in text:
+                continue
+            for regex in wanted.values():
+                for m in regex.finditer(text):
+                    for obj in m.group(1).split():
+                        source = makefile.parent / (obj[:-2] + ".c")
+                        if obj.endswith(".o") and source.is_file():
+                            suites.update(SUITE_RE.findall(
+                                source.read_text(errors="replace")))
+    if not suites:
+        raise WorkbenchError(f"no KUnit suite found for the options of "
+                             f"{KUNITCONFIG}/.kunitconfig in {tree}")
+    return suites
 
 
 def cmd_kunit(args: argparse.Namespace) -> int:
