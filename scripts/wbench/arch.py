@@ -25,6 +25,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Sequence, Tuple
 
+from .common import WorkbenchError
+
 # Package -> paths in it: Debian programs copied over the guest's root.
 ToolSet = Mapping[str, Sequence[str]]
 
@@ -195,7 +197,6 @@ DEFAULT = ARM
 
 def get(name: str) -> Arch:
     """The record of an architecture by its workbench name."""
-    from .common import WorkbenchError
     try:
         return ARCHES[name]
     except KeyError:
