@@ -120,11 +120,11 @@ def test_annotate_counts_each_instruction(tmp_path: Path,
     src.write_text("int g;\n"
                    "int f(int x)\n{\n\tif (x)\n\t\tg = x;\n\treturn g;\n}\n")
     obj = tmp_path / "f.o"
-    subprocess.run([percall.arch.CROSS_COMPILE + "gcc", "-O2", "-marm",
+    subprocess.run([percall.arch.ARM.cross_compile + "gcc", "-O2", "-marm",
                     "-c", "-o", str(obj), str(src)], check=True)
     # one window of 1000 calls: the whole function ran in every call,
     # its first two instructions once more in half of them
-    dis = subprocess.run([percall.arch.CROSS_COMPILE + "objdump", "-d",
+    dis = subprocess.run([percall.arch.ARM.cross_compile + "objdump", "-d",
                           "--disassemble=f", str(obj)], check=True,
                          capture_output=True, text=True).stdout
     n = len([ln for ln in dis.splitlines() if ln.startswith("   ")])
@@ -147,7 +147,7 @@ def test_thumb2_blocks_map_to_their_instructions(tmp_path: Path) -> None:
     src.write_text("int g;\nint t(int x)\n{\n\tg = x;\n"
                    "\t__sync_synchronize();\n\treturn g + 1000000;\n}\n")
     obj = tmp_path / "t.o"
-    subprocess.run([percall.arch.CROSS_COMPILE + "gcc", "-O2", "-mthumb",
+    subprocess.run([percall.arch.ARM.cross_compile + "gcc", "-O2", "-mthumb",
                     "-march=armv7-a", "-c", "-o", str(obj), str(src)],
                    check=True)
     text = percall.disassemble(obj, 0, 0x100)

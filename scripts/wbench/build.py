@@ -3,12 +3,15 @@
 
 A buildable config is scripts/configs/NAME.config.  Its header line
 
-    # workbench: tree=base|patched fragments=a,b
+    # workbench: tree=base|patched fragments=a,b [arch=NAME]
 
 says which source tree it builds (the unpatched base, or the base with
-the series applied) and which scripts/configs/*.fragment files come
-before its own lines.  The result is tinyconfig plus those fragments,
-built with O=.cache/build/NAME, the ARM cross compiler and ccache.
+the series applied), which scripts/configs/*.fragment files come before
+its own lines, and which architecture (arch.py's records: arm, the
+default, arm64 or x86_64).  The architecture's machine fragment
+(qemu-ARCH.fragment) comes first.  The result is tinyconfig plus those
+fragments, built with O=.cache/build/NAME, the architecture's cross
+compiler and ccache.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-from . import arch
+from . import arch as arches
 from .base import base_tree
 from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
                      need_commands, run, write_if_changed)
@@ -29,11 +32,16 @@ from .prepare import UPTO_ENV, prepare_kernel
 CONFIG_DIR = SCRIPTS / "configs"
 
 
+HEADER_RE = re.compile(r"^# workbench:((?: +\w+=[\w,-]*)+) *$", re.M)
+HEADER_KEYS = ("tree", "fragments", "arch")
+
+
 @dataclass
 class KernelConfig:
     name: str
     tree: str
     fragments: List[Path]
+    arch: arches.Arch = arches.DEFAULT
 
     @classmethod
     def load(cls, name: str) -> "KernelConfig":
@@ -42,17 +50,15 @@ class KernelConfig:
             known = ", ".join(sorted(p.stem for p in
                                      CONFIG_DIR.glob("*.config")))
             raise WorkbenchError(f"unknown config '{name}' (known: {known})")
-        m = re.search(r"^# workbench: tree=(\w+) fragments=([\w,-]*)",
-                      path.read_text(), re.M)
-        if not m or m.group(1) not in ("base", "patched"):
-            raise WorkbenchError(f"{path}: needs a line '# workbench: "
-                                 "tree=base|patched fragments=a,b'")
-        frags = [CONFIG_DIR / f"{f}.fragment" for f in m.group(2).split(",")
-                 if f]
+        header = parse_header(path)
+        arch = arches.get(header.get("arch", arches.DEFAULT.name))
+        names = [arch.fragment] + [f for f in header["fragments"].split(",")
+                                   if f and f != arch.fragment]
+        frags = [CONFIG_DIR / f"{f}.fragment" for f in names]
         for frag in frags:
             if not frag.is_file():
                 raise WorkbenchError(f"{path}: no fragment {frag.name}")
-        return cls(name, m.group(1), frags + [path])
+        return cls(name, header["tree"], frags + [path], arch)
 
     @property
     def build_dir(self) -> Path:
@@ -60,7 +66,7 @@ class KernelConfig:
 
     @property
     def image(self) -> Path:
-        return self.build_dir / arch.KERNEL_IMAGE
+        return self.build_dir / self.arch.image
 
     @property
     def modules_dir(self) -> Path:
@@ -75,6 +81,25 @@ class KernelConfig:
                 if m:
                     wanted[m.group(1)] = m.group(2)
         return wanted
+
+
+def parse_header(path: Path) -> Dict[str, str]:
+    """The fields of a config's '# workbench: ...' line: tree and
+    fragments, and arch if given."""
+    m = HEADER_RE.search(path.read_text())
+    fields: Dict[str, str] = {}
+    for item in (m.group(1).split() if m else []):
+        key, _, value = item.partition("=")
+        if key not in HEADER_KEYS or key in fields:
+            raise WorkbenchError(f"{path}: '{item}' in the workbench line: "
+                                 f"want each of {', '.join(HEADER_KEYS)} "
+                                 "once at most")
+        fields[key] = value
+    if fields.get("tree") not in ("base", "patched") or \
+            "fragments" not in fields:
+        raise WorkbenchError(f"{path}: needs a line '# workbench: "
+                             "tree=base|patched fragments=a,b [arch=NAME]'")
+    return fields
 
 
 def patched_tree() -> Path:
@@ -103,9 +128,9 @@ def source_tree(config: KernelConfig) -> Path:
     return base_tree() if config.tree == "base" else patched_tree()
 
 
-def compiler() -> str:
+def compiler(arch: arches.Arch = arches.DEFAULT) -> str:
     """The cross compiler, through ccache where there is one."""
-    cc = arch.CROSS_COMPILE + "gcc"
+    cc = arch.cross_compile + "gcc"
     return "ccache " + cc if shutil.which("ccache") else cc
 
 
@@ -113,8 +138,9 @@ def make_args(config: KernelConfig, src: Path,
               out: Optional[Path] = None) -> List[str]:
     jobs = os.cpu_count() or 2
     out = out or config.build_dir
-    return ["make", "-C", str(src), f"O={out}", f"ARCH={arch.ARCH}",
-            f"CROSS_COMPILE={arch.CROSS_COMPILE}", f"CC={compiler()}",
+    arch = config.arch
+    return ["make", "-C", str(src), f"O={out}", f"ARCH={arch.kernel_arch}",
+            f"CROSS_COMPILE={arch.cross_compile}", f"CC={compiler(arch)}",
             f"-j{jobs}"]
 
 
@@ -141,7 +167,8 @@ def configure(config: KernelConfig, src: Path, strict: bool = True) -> None:
     merge: List[Union[str, Path]] = [
         src / "scripts/kconfig/merge_config.sh", "-m", "-O", scratch, new]
     run(merge + list(config.fragments),
-        env={"ARCH": arch.ARCH, "CROSS_COMPILE": arch.CROSS_COMPILE},
+        env={"ARCH": config.arch.kernel_arch,
+             "CROSS_COMPILE": config.arch.cross_compile},
         capture=True, what="merge_config.sh")
     run(make + ["olddefconfig"], what="make olddefconfig")
     if not dotconfig.exists() or dotconfig.read_text() != new.read_text():
@@ -168,12 +195,13 @@ def configure(config: KernelConfig, src: Path, strict: bool = True) -> None:
 
 def build(name: str) -> KernelConfig:
     """Build a config's kernel image and modules, incrementally."""
-    need_commands(arch.HOST_TOOLS)
     config = KernelConfig.load(name)
+    need_commands(config.arch.host_tools(), config.arch.name)
     src = source_tree(config)
     configure(config, src)
     make = make_args(config, src)
-    run(make + [arch.KERNEL_TARGET, "modules"], what=f"building {name}")
+    run(make + [config.arch.kernel_target, "modules"],
+        what=f"building {name}")
     mods = config.modules_dir
     if mods.exists():
         shutil.rmtree(mods)

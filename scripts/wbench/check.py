@@ -10,15 +10,14 @@ is "N passed, N failed"; the exit status is non-zero if anything failed.
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
-from . import build, export, kunit, selftest
+from . import build, export, guest, kunit, parser, selftest
 from .base import base_tree
 from .common import REPO, WorkbenchError, cache_dir, log, run
 from .prepare import prepare_kernel
@@ -32,9 +31,19 @@ Counts = Tuple[int, int]  # passed, failed
 _failures: List[str] = []
 
 
+# What the running step skipped, one line each, shown the same way: a
+# skipped test is one that did not show it works.
+_skips: List[str] = []
+
+
 def failure(text: str) -> None:
     log(f"check: {text}")
     _failures.append(text)
+
+
+def skipped(text: str) -> None:
+    log(f"check: skipped: {text}")
+    _skips.append(text)
 
 
 def step_series() -> Counts:
@@ -67,12 +76,30 @@ def step_build() -> Counts:
     return 1, 0
 
 
-def pytest_step(*paths: str) -> Callable[[], Counts]:
+TESTS = "scripts/tests"
+# The test files of scripts/tests that need a built kernel, each run by a
+# step of its own below; every other test_*.py there is a host test.
+GUEST_TESTS = ["test_guest.py", "test_fgraph_boot.py", "test_tracecmd.py"]
+
+
+def host_tests() -> List[str]:
+    """scripts/tests/test_*.py, but for GUEST_TESTS: found, not listed,
+    so that a new test file runs without being added here."""
+    found = sorted(p.name for p in (REPO / TESTS).glob("test_*.py"))
+    return [f"{TESTS}/{name}" for name in found if name not in GUEST_TESTS]
+
+
+def pytest_step(*paths: str,
+                find: Optional[Callable[[], List[str]]] = None
+                ) -> Callable[[], Counts]:
+    """A step that runs pytest on paths (or on what find() returns when
+    the step runs), each of which must exist."""
     def step() -> Counts:
-        targets = [p for p in paths if (REPO / p).exists()]
-        if not targets:
-            raise WorkbenchError(f"no tests at {', '.join(paths)}")
-        xml = cache_dir() / "check" / (paths[0].replace("/", "_") + ".xml")
+        targets = list(paths) + (find() if find else [])
+        missing = [p for p in targets if not (REPO / p).exists()]
+        if missing or not targets:
+            raise WorkbenchError(f"no tests at {', '.join(missing or paths)}")
+        xml = cache_dir() / "check" / (targets[0].replace("/", "_") + ".xml")
         xml.parent.mkdir(parents=True, exist_ok=True)
         run(["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
              f"--junitxml={xml}", *targets], cwd=REPO, check=False)
@@ -80,7 +107,10 @@ def pytest_step(*paths: str) -> Callable[[], Counts]:
             raise WorkbenchError("pytest wrote no results")
         passed = failed = 0
         for case in ET.parse(xml).getroot().iter("testcase"):
-            if case.find("skipped") is not None:
+            skip = case.find("skipped")
+            if skip is not None:
+                skipped(f"{case.get('classname')}::{case.get('name')}: "
+                        f"{skip.get('message', '')}")
                 continue
             if case.find("failure") is None and case.find("error") is None:
                 passed += 1
@@ -101,12 +131,6 @@ def step_mypy() -> Counts:
     return (1, 0) if proc.returncode == 0 else (0, 1)
 
 
-# A KUnit test case's result line in the kernel log, after the printk
-# time stamp: "    ok 3 rw_test_nested", indented under its suite (the
-# suites' own result lines are not indented).
-KUNIT_CASE_RE = re.compile(r"^(?:\[[^\]]*\] )?\s+(not ok|ok) \d+ (\w+)")
-
-
 def step_kunit() -> Counts:
     """The ring buffer and kprobes KUnit suites in the guest
     (scripts/rewind-tests/kunit.sh)."""
@@ -114,43 +138,37 @@ def step_kunit() -> Counts:
     out = cache_dir() / "check" / "kunit"
     if out.exists():
         shutil.rmtree(out)
-    proc = run([str(REPO / "scripts" / "workbench"), "run", "patched",
-                "--no-build", "--quiet", "--smp", "2", "--append",
-                "ring_buffer_rewind_kunit.stress_seconds=10", "--out",
-                str(out), str(REPO / "scripts" / "rewind-tests" / "kunit.sh")],
-               check=False)
+    config = build.KernelConfig.load("patched")
+    script = REPO / "scripts" / "rewind-tests" / "kunit.sh"
+    res = guest.boot(config, script.read_text(), out_dir=out, smp=2,
+                     append="ring_buffer_rewind_kunit.stress_seconds=10",
+                     echo=False)
+    res.report()
+    log(f"console log: {res.log}")
+    status = res.exit_code()
     log_file = out / "kunit-dmesg.txt"
     if not log_file.exists():
         raise WorkbenchError("the KUnit guest run left no kernel log "
-                             f"(exit status {proc.returncode})")
+                             f"(exit status {status})")
     passed = failed = 0
     lines = log_file.read_text(errors="replace").splitlines()
-    for line in lines:
-        m = KUNIT_CASE_RE.match(line)
-        if not m or "# SKIP" in line:
-            continue
-        if m.group(1) == "ok":
+    for case in parser.kunit_log_cases(lines):
+        if case.ok:
             passed += 1
             continue
         failed += 1
-        failure(f"KUnit case failed: {m.group(2)}")
+        failure(f"KUnit case failed: {case.name}")
         # its failed expectations and what it printed, for the summary
-        said = f"# {m.group(2)}: "
-        for text in lines:
-            if said in text:
-                failure("  " + text.split(said, 1)[1].strip())
+        for text in case.said:
+            failure("  " + text)
+    for name in parser.kunit_log_skips(lines):
+        skipped(f"KUnit case {name}")
     # A suite that did not run, or a kernel warning, fails the guest script
-    if proc.returncode != 0 and failed == 0:
+    if status != 0 and failed == 0:
         failure(f"the KUnit guest script failed (exit status "
-                f"{proc.returncode}): see {out}")
+                f"{status}): see {out}")
         failed = 1
     return passed, failed
-
-
-# The suites kernel/trace/.kunitconfig must run; a suite that the config
-# lost would otherwise just be fewer cases.
-KUNIT_SUITES = {"ring_buffer_rewind", "ring_buffer_rewind_stress",
-                "ring_buffer_guarded", "kprobes_test", "fprobe_test"}
 
 
 def step_kunit_py() -> Counts:
@@ -162,14 +180,19 @@ def step_kunit_py() -> Counts:
                              f"{status})")
     passed = failed = 0
     suites = set()
-    for name, result in kunit.test_cases(json_out):
+    for name, result in parser.kunit_json_cases(json_out):
         suites.add(name.split(".")[0])
         if result == "PASS":
             passed += 1
-        elif result != "SKIP":
+        elif result == "SKIP":
+            skipped(f"KUnit case {name}")
+        else:
             failed += 1
             failure(f"KUnit case {result}: {name}")
-    for suite in sorted(KUNIT_SUITES - suites):
+    # The suites the .kunitconfig builds; one the config lost would
+    # otherwise just be fewer cases
+    for suite in sorted(kunit.kunitconfig_suites(build.patched_tree())
+                        - suites):
         failed += 1
         failure(f"KUnit suite did not run: {suite}")
     if status != 0 and failed == 0:
@@ -230,22 +253,17 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("series: each topic applies in order and on its stated base, "
      "checkpatch --strict, git am",
      step_series),
-    ("workbench and prepare-kernel host tests", pytest_step(
-        "scripts/tests/test_prepare.py", "scripts/tests/test_edit.py",
-        "scripts/tests/test_selftest.py",
-        "scripts/tests/test_kselftest.py",
-        "scripts/tests/test_percall.py", "scripts/tests/test_overhead.py",
-        "scripts/tests/test_preemptirq.py",
-        "scripts/tests/test_bootbench.py")),
+    ("workbench and prepare-kernel host tests: scripts/tests/test_*.py",
+     pytest_step(find=host_tests)),
     ("ftd tests", pytest_step("tools/tracing/ftd/tests")),
     ("mypy --strict", step_mypy),
     ("build the patched kernel", step_build),
     ("guest runs: byte-exact /out, panic, hang, root disk", pytest_step(
-        "scripts/tests/test_guest.py")),
+        f"{TESTS}/test_guest.py")),
     ("early boot function graph buffer: guest boots", pytest_step(
-        "scripts/tests/test_fgraph_boot.py")),
+        f"{TESTS}/test_fgraph_boot.py")),
     ("trace-cmd record in the guest, its report read by ftd", pytest_step(
-        "scripts/tests/test_tracecmd.py")),
+        f"{TESTS}/test_tracecmd.py")),
     ("ring buffer and kprobes KUnit suites in the guest", step_kunit),
     ("tracing KUnit suites: kunit.py run --arch=arm", step_kunit_py),
     ("ftracetest and project .tc tests on patched", step_selftest),
@@ -277,13 +295,20 @@ def main(argv: List[str]) -> int:
         total_pass += passed
         total_fail += failed
         verdict = "ok" if failed == 0 else "FAILED"
-        lines.append(f"{verdict:6} {name}: {passed} passed, {failed} failed "
-                     f"({time.monotonic() - t0:.0f} s)")
+        skips = f", {len(_skips)} skipped" if _skips else ""
+        lines.append(f"{verdict:6} {name}: {passed} passed, {failed} failed"
+                     f"{skips} ({time.monotonic() - t0:.0f} s)")
         lines += [f"         {text}" for text in _failures[:SHOWN_FAILURES]]
         if len(_failures) > SHOWN_FAILURES:
             lines.append(f"         ... and {len(_failures) - SHOWN_FAILURES}"
                          " more above")
+        lines += [f"         skipped: {text}"
+                  for text in _skips[:SHOWN_FAILURES]]
+        if len(_skips) > SHOWN_FAILURES:
+            lines.append(f"         ... and {len(_skips) - SHOWN_FAILURES}"
+                         " more skips above")
         _failures.clear()
+        _skips.clear()
     log("\n=== check summary")
     for line in lines:
         log(line)

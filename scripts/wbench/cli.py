@@ -41,7 +41,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               else build.build(args.config))
     smp = args.smp if args.smp is not None else (1 if args.icount else 2)
     files = _files(args.file)
-    job = guest.with_tools(script.read_text(), files, args.tools)
+    job = guest.with_tools(script.read_text(), files, args.tools,
+                           config.arch)
     result = guest.boot(config, job, files=files,
                         out_dir=Path(args.out) if args.out else None,
                         smp=smp, icount=args.icount, append=args.append,
@@ -59,7 +60,8 @@ def cmd_shell(args: argparse.Namespace) -> int:
               else build.build(args.config))
     smp = args.smp if args.smp is not None else (1 if args.icount else 2)
     files: Dict[str, Path] = {}
-    job = guest.with_tools("exec setsid cttyhack sh -l\n", files, args.tools)
+    job = guest.with_tools("exec setsid cttyhack sh -l\n", files, args.tools,
+                           config.arch)
     guest.boot(config, job, files=files, smp=smp, icount=args.icount,
                append=args.append, interactive=True,
                root_disk=args.root_disk)
@@ -89,10 +91,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                    "virtio disk (ext2), mounted by the kernel with "
                    f"'{guest.ROOT_DISK_CMDLINE}'; the initramfs has no /init")
     p.add_argument("--with", dest="tools", action="append", default=[],
-                   choices=sorted(arch.GUEST_TOOLS), metavar="TOOLS",
-                   help="copy a set of Debian armhf programs over the "
-                   "guest's root before the job: "
-                   + ", ".join(sorted(arch.GUEST_TOOLS))
+                   choices=arch.all_guest_tool_names(), metavar="TOOLS",
+                   help="copy a set of Debian programs of the config's "
+                   "architecture over the guest's root before the job: "
+                   + ", ".join(arch.all_guest_tool_names())
                    + " (repeatable; the default guest is busybox alone)")
 
 

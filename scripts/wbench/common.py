@@ -71,13 +71,15 @@ def run(cmd: Sequence[Union[str, Path]], cwd: Optional[Path] = None,
     return proc
 
 
-def need_commands(commands: Mapping[str, str]) -> None:
-    """Fail early, naming the Debian package, when a host tool is missing."""
+def need_commands(commands: Mapping[str, str], arch_name: str = "") -> None:
+    """Fail early, naming the Debian package, when a host tool is missing;
+    arch_name names the architecture whose tools they are."""
     missing = [f"{cmd} (package {pkg})" for cmd, pkg in commands.items()
                if shutil.which(cmd) is None]
     if missing:
         raise WorkbenchError("missing host tools: " + ", ".join(missing) +
-                             "\n  run: scripts/install-deps")
+                             "\n  run: scripts/install-deps"
+                             + (f" --arch {arch_name}" if arch_name else ""))
 
 
 def digest(parts: Iterable[Union[str, bytes, Path]]) -> str:

@@ -247,7 +247,8 @@ def build_topics(repo: Path,
             continue
         try:
             build.configure(config, am, strict=False)
-            run(build.make_args(config, am) + ["zImage", "modules"],
+            run(build.make_args(config, am)
+                + [config.arch.kernel_target, "modules"],
                 what=f"build of {topic.name}")
         except WorkbenchError as exc:
             problems.append(f"{topic.name}: does not build on the base "
@@ -266,7 +267,8 @@ def build_at(repo: Path, head: str, revs: List[str]) -> List[str]:
         log(f"series: build {i}/{len(revs)}, after: {subject}")
         try:
             build.configure(config, repo, strict=False)
-            run(build.make_args(config, repo) + ["zImage", "modules"],
+            run(build.make_args(config, repo)
+                + [config.arch.kernel_target, "modules"],
                 what=f"build after {subject}")
         except WorkbenchError as exc:
             problems.append(f"{subject}: does not build: {exc}")

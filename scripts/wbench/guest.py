@@ -31,30 +31,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional, Sequence
 
-from . import arch
+from . import arch as arches
+from . import parser
 from .base import base_tree
 from .build import KernelConfig
 from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
                      need_commands, run, write_if_changed)
 
 GUEST_FAILURE = 125  # exit status of `workbench run` when the guest fails
-OOPS_RE = re.compile(r"Internal error: Oops|Unable to handle kernel|"
-                     r"BUG: |WARNING: CPU: |kernel BUG at|"
-                     r"Kernel panic - not syncing")
 
 
-def _debian_files(package: str, files: Dict[str, Path]) -> None:
+def _debian_files(arch: arches.Arch, package: str,
+                  files: Dict[str, Path]) -> None:
     """Copy files (links followed) or directories out of one of Debian's
-    armhf packages: files maps their paths in the package to where they
+    packages of arch: files maps their paths in the package to where they
     go."""
     with tempfile.TemporaryDirectory(prefix="wb-deb.") as tmp:
         proc = run(["apt-get", "download", package], cwd=Path(tmp),
                    capture=True, check=False)
-        debs = list(Path(tmp).glob("*_armhf.deb"))
+        debs = list(Path(tmp).glob(f"*_{arch.debian_arch}.deb"))
         if proc.returncode != 0 or len(debs) != 1:
             raise WorkbenchError(
                 f"cannot download {package}: {proc.stdout.strip()}"
-                "\n  run scripts/install-deps (it adds the armhf architecture)")
+                f"\n  run scripts/install-deps --arch {arch.name} (it adds "
+                f"the {arch.debian_arch} architecture)")
         run(["dpkg-deb", "-x", debs[0], Path(tmp) / "root"],
             what=f"unpacking {package}")
         for rel, target in files.items():
@@ -66,26 +66,31 @@ def _debian_files(package: str, files: Dict[str, Path]) -> None:
                 shutil.copy2(src, target)
 
 
-def busybox() -> Path:
-    """Debian's static armhf busybox, unpacked from its package once."""
-    dest = cache_dir() / "guest" / "busybox"
+def guest_dir(arch: arches.Arch) -> Path:
+    """Where an architecture's guest files are kept in the cache."""
+    return cache_dir() / "guest" / arch.guest_subdir
+
+
+def busybox(arch: arches.Arch = arches.DEFAULT) -> Path:
+    """Debian's static busybox of arch, unpacked from its package once."""
+    dest = guest_dir(arch) / "busybox"
     if not dest.exists():
-        _debian_files(arch.BUSYBOX_PACKAGE, {"bin/busybox": dest})
+        _debian_files(arch, arch.busybox_package, {"bin/busybox": dest})
     return dest
 
 
-def tool_tree(name: str) -> Path:
-    """A tree to copy over the guest's root: the set of Debian armhf
-    programs arch.GUEST_TOOLS[name], with the libraries they load,
-    unpacked once into the cache.  Only the jobs that ask for a set take
-    it, so that the default guest (and the benchmarks') stays busybox
-    alone."""
-    if name not in arch.GUEST_TOOLS:
-        raise WorkbenchError(f"unknown guest tool set '{name}' (known: "
-                             f"{', '.join(sorted(arch.GUEST_TOOLS))})")
-    packages = arch.GUEST_TOOLS[name]
-    dest = cache_dir() / "guest" / ("suite-tools" if name == "suite"
-                                    else f"tools-{name}")
+def tool_tree(name: str, arch: arches.Arch = arches.DEFAULT) -> Path:
+    """A tree to copy over the guest's root: the set of Debian programs
+    arch.guest_tools[name], with the libraries they load, unpacked once
+    into the cache.  Only the jobs that ask for a set take it, so that
+    the default guest (and the benchmarks') stays busybox alone."""
+    if name not in arch.guest_tools:
+        raise WorkbenchError(f"unknown guest tool set '{name}' on "
+                             f"{arch.name} (known: "
+                             f"{', '.join(sorted(arch.guest_tools))})")
+    packages = arch.guest_tools[name]
+    dest = guest_dir(arch) / ("suite-tools" if name == "suite"
+                              else f"tools-{name}")
     stamp = dest.with_suffix(".key")
     want = repr(sorted(packages.items()))
     if stamp.exists() and stamp.read_text() == want:
@@ -93,24 +98,24 @@ def tool_tree(name: str) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     for package, paths in packages.items():
-        _debian_files(package, {rel: dest / rel for rel in paths})
+        _debian_files(arch, package, {rel: dest / rel for rel in paths})
     stamp.write_text(want)
     return dest
 
 
-def suite_tools() -> Path:
+def suite_tools(arch: arches.Arch = arches.DEFAULT) -> Path:
     """The programs that ftracetest runs and busybox lacks
-    (arch.SUITE_TOOLS), with the C library they load."""
-    return tool_tree("suite")
+    (arch.guest_tools["suite"]), with the C library they load."""
+    return tool_tree("suite", arch)
 
 
-def with_tools(job: str, files: Dict[str, Path],
-               names: Sequence[str]) -> str:
+def with_tools(job: str, files: Dict[str, Path], names: Sequence[str],
+               arch: arches.Arch = arches.DEFAULT) -> str:
     """job, preceded by the copy of each named tool set over the guest's
     root; the sets go into files, at /in/tools-NAME."""
     setup = ""
     for name in names:
-        files[f"tools-{name}"] = tool_tree(name)
+        files[f"tools-{name}"] = tool_tree(name, arch)
         setup += f"cp -a /in/tools-{name}/. / || exit 1\n"
     return setup + job
 
@@ -120,9 +125,9 @@ GUEST_DIRS = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/dev",
               "/lib"]
 
 
-def _guest_files() -> Dict[str, Path]:
+def _guest_files(arch: arches.Arch) -> Dict[str, Path]:
     """The guest's files besides its directories: path -> host file."""
-    return {"/bin/busybox": busybox(),
+    return {"/bin/busybox": busybox(arch),
             "/init": SCRIPTS / "guest" / "init",
             # users and groups besides root, for tests of file ownership
             "/etc/passwd": SCRIPTS / "guest" / "passwd",
@@ -133,15 +138,16 @@ def _mode(dest: str) -> int:
     return 0o755 if dest in ("/init", "/bin/busybox") else 0o644
 
 
-def initramfs(with_init: bool = True) -> Path:
+def initramfs(with_init: bool = True,
+              arch: arches.Arch = arches.DEFAULT) -> Path:
     """The guest's initramfs: busybox, /init and the users, packed without
     root.  Without /init (with_init false), the kernel unpacks it, finds
     no program to run in it and mounts root= instead: the root disk
     boot."""
-    gdir = cache_dir() / "guest"
+    gdir = guest_dir(arch)
     name = "initramfs" if with_init else "initramfs-noinit"
     cpio = gdir / f"{name}.cpio"
-    files = _guest_files()
+    files = _guest_files(arch)
     if not with_init:
         del files["/init"]
     key = digest([repr(sorted(files)), repr(GUEST_DIRS)]
@@ -149,7 +155,8 @@ def initramfs(with_init: bool = True) -> Path:
     stamp = gdir / f"{name}.key"
     if cpio.exists() and stamp.exists() and stamp.read_text() == key:
         return cpio
-    gen = gdir / "gen_init_cpio"
+    # a host program: one for all architectures
+    gen = cache_dir() / "guest" / "gen_init_cpio"
     if not gen.exists():
         run(["cc", "-O2", "-o", gen, base_tree() / "usr" / "gen_init_cpio.c"],
             what="building gen_init_cpio")
@@ -201,7 +208,7 @@ def _mbr(signature: int, first_lba: int, sectors: int) -> bytes:
     return bytes(mbr)
 
 
-def root_disk_image(path: Path) -> Path:
+def root_disk_image(path: Path, arch: arches.Arch = arches.DEFAULT) -> Path:
     """Write the root disk image to path: the guest's directories and
     files (_guest_files(), /init among them) in an ext2 file system made
     without root by mke2fs -d, in partition 1 of an MBR disk."""
@@ -215,7 +222,7 @@ def root_disk_image(path: Path) -> Path:
         tree = Path(tmp)
         for d in GUEST_DIRS:
             (tree / d.lstrip("/")).mkdir(parents=True, exist_ok=True)
-        for dest, src in _guest_files().items():
+        for dest, src in _guest_files(arch).items():
             shutil.copyfile(src, tree / dest.lstrip("/"))
             os.chmod(tree / dest.lstrip("/"), _mode(dest))
         (tree / "bin" / "sh").symlink_to("busybox")
@@ -359,7 +366,8 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
         # QEMU 7.2 stops making progress at the end of boot with -icount
         # and more than one vCPU.
         raise WorkbenchError("--icount needs --smp 1 with this QEMU")
-    cpio = initramfs(with_init=not root_disk)
+    arch = config.arch
+    cpio = initramfs(with_init=not root_disk, arch=arch)
     token = secrets.token_hex(8)
     logs = cache_dir() / "logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -373,25 +381,10 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
         _input_tar(in_tar, job, token, config, files or {})
         with open(out_img, "wb") as f:
             f.truncate(out_size_mb << 20)
-        cmdline = f"console={arch.CONSOLE} panic=-1 rdinit=/init {append}"
-        root: List[str] = []
-        if root_disk:
-            cmdline = (f"console={arch.CONSOLE} panic=-1 {ROOT_DISK_CMDLINE} "
-                       f"{append}")
-            root_img = root_disk_image(tmp / "root.img")
-            root = ["-drive", f"if=none,format=raw,file={root_img},id=wbroot",
-                    "-device", "virtio-blk-device,drive=wbroot,serial=wb-root"]
-        cmd = [arch.QEMU] + arch.QEMU_MACHINE + [
-            "-smp", str(smp), "-m", str(arch.QEMU_MEMORY_MB),
-            "-kernel", str(image), "-initrd", str(cpio),
-            "-append", cmdline.strip(),
-            "-display", "none", "-monitor", "none", "-serial", "stdio",
-            "-nic", "none",
-            "-no-reboot"] + root + [
-            "-drive", f"if=none,format=raw,file={in_tar},id=wbin,readonly=on",
-            "-device", "virtio-blk-device,drive=wbin,serial=wb-in",
-            "-drive", f"if=none,format=raw,file={out_img},id=wbout",
-            "-device", "virtio-blk-device,drive=wbout,serial=wb-out"]
+        root_img = root_disk_image(tmp / "root.img", arch) if root_disk \
+            else None
+        cmd = qemu_command(arch, image, cpio, in_tar, out_img, smp=smp,
+                           append=append, root_img=root_img)
         if icount:
             cmd += ["-icount", "shift=0,sleep=off"]
         for plugin in plugins:
@@ -407,6 +400,33 @@ def boot(config: KernelConfig, job: str, *, files: Optional[Dict[str, Path]]
     return result
 
 
+def qemu_command(arch: arches.Arch, image: Path, cpio: Path, in_tar: Path,
+                 out_img: Path, smp: int = 2, append: str = "",
+                 root_img: Optional[Path] = None) -> List[str]:
+    """QEMU's command line for one boot of arch's machine: the kernel,
+    the initramfs, the input and output disks, and the root disk if
+    root_img is given (then the initramfs is the one without /init)."""
+    disk = arch.disk_device
+    cmdline = f"console={arch.console} panic=-1 rdinit=/init {append}"
+    root: List[str] = []
+    if root_img is not None:
+        cmdline = (f"console={arch.console} panic=-1 {ROOT_DISK_CMDLINE} "
+                   f"{append}")
+        root = ["-drive", f"if=none,format=raw,file={root_img},id=wbroot",
+                "-device", f"{disk},drive=wbroot,serial=wb-root"]
+    return arch.qemu_machine() + [
+        "-smp", str(smp), "-m", str(arch.memory_mb),
+        "-kernel", str(image), "-initrd", str(cpio),
+        "-append", cmdline.strip(),
+        "-display", "none", "-monitor", "none", "-serial", "stdio",
+        "-nic", "none",
+        "-no-reboot"] + root + [
+        "-drive", f"if=none,format=raw,file={in_tar},id=wbin,readonly=on",
+        "-device", f"{disk},drive=wbin,serial=wb-in",
+        "-drive", f"if=none,format=raw,file={out_img},id=wbout",
+        "-device", f"{disk},drive=wbout,serial=wb-out"]
+
+
 def _watch(cmd: List[str], token: str, log_path: Path, timeout: float,
            echo: bool, on_line: Optional[LineHook],
            on_tick: Optional[TickHook]) -> GuestResult:
@@ -418,7 +438,7 @@ def _watch(cmd: List[str], token: str, log_path: Path, timeout: float,
     threading.Thread(target=_reader, args=(proc.stdout, lines),
                      daemon=True).start()
     result = GuestResult(None, "", log_path)
-    exit_re = re.compile(rf"wb-exit {token} (\d+)")
+    exit_re = parser.exit_re(token)
     deadline = time.monotonic() + timeout
     last_tick = 0.0
     with open(log_path, "w") as console:
@@ -438,9 +458,10 @@ def _watch(cmd: List[str], token: str, log_path: Path, timeout: float,
                 m = exit_re.search(line)
                 if m:
                     result.status = int(m.group(1))
-                if "wb-guest-error:" in line:
-                    result.failure = line.split("wb-guest-error:", 1)[1].strip()
-                if OOPS_RE.search(line):
+                error = parser.guest_error(line)
+                if error is not None:
+                    result.failure = error
+                if parser.OOPS_RE.search(line):
                     result.oopses.append(line.strip())
                     if "Kernel panic" in line:
                         result.failure = "kernel panic: " + line.strip()

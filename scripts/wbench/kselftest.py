@@ -28,9 +28,10 @@ import re
 import shutil
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
-from . import arch, build, guest, selftest
+from . import build, guest, selftest
+from .parser import KtapFollower as KtapFollower, Results
 from .common import WorkbenchError, cache_dir, log, run
 
 JOB = selftest.SUITE_SETUP + r"""
@@ -41,23 +42,14 @@ echo "wb-kselftest-end $?"
 exit 0
 """
 
-# A result of ftracetest -K, one level into run_kselftest.sh's TAP:
-# "# ok 3 Basic trace clock test", "# not ok 9 (instance) foo # UNRESOLVED"
-KTAP_RE = re.compile(r"^# (ok|not ok) (\d+) (.*?)(?: # (\w+))?\s*$")
-# ftracetest's KTAP result and comment -> its result word
-KTAP_RESULTS = {("ok", None): "PASS", ("not ok", None): "FAIL",
-                ("not ok", "UNRESOLVED"): "UNRESOLVED",
-                ("ok", "SKIP"): "SKIP", ("ok", "XFAIL"): "XFAIL",
-                ("not ok", "error"): "UNDEFINED"}
-
-
 def install(config: build.KernelConfig, dest: Path) -> Path:
     """kselftest's install of the ftrace target, fresh, into dest."""
     if dest.exists():
         shutil.rmtree(dest)
     tree = build.source_tree(config)
     run(["make", "-s", "-C", str(tree / "tools" / "testing" / "selftests"),
-         f"ARCH={arch.ARCH}", f"CROSS_COMPILE={arch.CROSS_COMPILE}",
+         f"ARCH={config.arch.kernel_arch}",
+         f"CROSS_COMPILE={config.arch.cross_compile}",
          "TARGETS=ftrace", f"INSTALL_PATH={dest}", "install"],
         what="installing the ftrace kselftests")
     if not (dest / "run_kselftest.sh").exists():
@@ -78,80 +70,7 @@ def ktap_order(ftrace_dir: Path) -> List[Tuple[str, str]]:
     return order
 
 
-class KtapFollower:
-    """Follows the console of a run_kselftest.sh boot: records each of
-    ftracetest's KTAP results under its test's name, and knows which
-    result was due when the guest went down."""
-
-    def __init__(self, results: selftest.Results,
-                 order: List[Tuple[str, str]],
-                 per_test_timeout: float) -> None:
-        self.results = results
-        self.order = order
-        self.per_test_timeout = per_test_timeout
-        self.tap: List[str] = []
-        self.running = False
-        self.next = 0  # index in order of the result awaited
-        self.started = 0.0
-        self.oopsed = False
-        # What did not fit ftracetest's output; stops the guest (raising
-        # here would leave QEMU running)
-        self.error = ""
-
-    @property
-    def current(self) -> Optional[str]:
-        """The result name awaited, while ftracetest runs."""
-        if self.running and self.next < len(self.order):
-            return self.order[self.next][1]
-        return None
-
-    def line(self, text: str) -> Optional[str]:
-        if text.startswith("wb-kselftest-begin"):
-            self.running, self.started = True, time.monotonic()
-            return None
-        if text.startswith("wb-kselftest-end"):
-            self.running = False
-            return None
-        if not self.running:
-            return None
-        self.tap.append(text)
-        if guest.OOPS_RE.search(text):
-            self.oopsed = True
-            return None
-        m = KTAP_RE.match(text)
-        if not m:
-            return None
-        result = KTAP_RESULTS.get((m.group(1), m.group(4)))
-        if int(m.group(2)) != self.next + 1 or result is None:
-            self.error = (f"unexpected KTAP result (result {self.next + 1} "
-                          f"was due): {text}")
-            return self.error
-        name = self.order[self.next][1]
-        now = time.monotonic()
-        self.results.results[name] = "OOPS" if self.oopsed else result
-        self.results.durations[name] = now - self.started
-        self.next, self.started = self.next + 1, now
-        if self.oopsed:
-            # The test finished, but the kernel it leaves is suspect.
-            return "kernel oops during a test; rebooting for the rest"
-        return None
-
-    def tick(self) -> Optional[str]:
-        name = self.current
-        if name and time.monotonic() - self.started > self.per_test_timeout:
-            return f"{name} ran longer than {self.per_test_timeout:.0f} s"
-        return None
-
-    def crashed(self, failure: str) -> Optional[str]:
-        """Record a guest failure against the result that was due."""
-        name = self.current
-        if name is not None:
-            self.results.results[name] = selftest.crash_kind(failure,
-                                                             self.oopsed)
-        return name
-
-
-def left_after(order: List[Tuple[str, str]], got: selftest.Results
+def left_after(order: List[Tuple[str, str]], got: Results
                ) -> List[str]:
     """The test files with a result still missing."""
     return sorted({test for test, name in order if name not in got.results})
@@ -159,14 +78,15 @@ def left_after(order: List[Tuple[str, str]], got: selftest.Results
 
 def run_kselftest(config: build.KernelConfig, smp: int,
                   per_test_timeout: float, out_dir: Path
-                  ) -> selftest.Results:
+                  ) -> Results:
     installed = install(config, cache_dir() / "kselftest" / config.name)
     order = ktap_order(installed / "ftrace")
-    results = selftest.Results(boots=1)
+    results = Results(boots=1)
     follower = KtapFollower(results, order, per_test_timeout)
     start = time.monotonic()
     res = guest.boot(config, JOB, files={"kselftest": installed,
-                                         "tools": guest.suite_tools()},
+                                         "tools": guest.suite_tools(
+                                             config.arch)},
                      out_dir=out_dir / "boot-1", smp=smp,
                      timeout=per_test_timeout * len(order) + 120,
                      on_line=follower.line, on_tick=follower.tick,

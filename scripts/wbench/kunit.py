@@ -21,60 +21,97 @@ to see the Thumb bit.
 from __future__ import annotations
 
 import argparse
-import json
+import re
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import List, Set
 
-from . import arch, build
-from .common import cache_dir, log, need_commands, run
+from . import arch as arches
+from . import build
+from .common import WorkbenchError, cache_dir, log, need_commands, run
 
 KUNITCONFIG = "kernel/trace"
-# What the .kunitconfig cannot say without breaking other architectures:
-# fprobe on 32-bit ARM needs the hook in front of the prologue.
-ARM_OPTIONS = ["CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y"]
 
 
 def kunit_command(tree: Path, json_out: Path, extra: List[str],
-                  thumb2: bool = False) -> List[str]:
-    build_dir = "kunit-thumb2" if thumb2 else "kunit-arm"
+                  thumb2: bool = False,
+                  arch: arches.Arch = arches.DEFAULT) -> List[str]:
+    """kunit.py's command line for arch; what kernel/trace/.kunitconfig
+    cannot say without breaking other architectures is in
+    arch.kunit_options."""
+    if thumb2 and arch is not arches.ARM:
+        raise WorkbenchError("--thumb2 is for ARM32 only")
+    build_dir = "kunit-thumb2" if thumb2 else f"kunit-{arch.name}"
     cmd = [str(tree / "tools" / "testing" / "kunit" / "kunit.py"), "run",
-           f"--arch={arch.ARCH}", f"--cross_compile={arch.CROSS_COMPILE}",
+           f"--arch={arch.kunit_arch}",
+           f"--cross_compile={arch.cross_compile}",
            f"--kunitconfig={KUNITCONFIG}",
            # two CPUs: the stress suite's writers then race a reader on
            # another CPU
            "--qemu_args=-smp 2",
            f"--build_dir={cache_dir() / 'build' / build_dir}",
-           f"--make_options=CC={build.compiler()}", f"--json={json_out}"]
-    for option in ARM_OPTIONS + (["CONFIG_THUMB2_KERNEL=y"] if thumb2
-                                 else []):
+           f"--make_options=CC={build.compiler(arch)}", f"--json={json_out}"]
+    for option in list(arch.kunit_options) + (["CONFIG_THUMB2_KERNEL=y"]
+                                              if thumb2 else []):
         cmd += ["--kconfig_add", option]
     return cmd + extra
 
 
-def run_kunit(json_out: Path, extra: List[str], thumb2: bool = False) -> int:
+def run_kunit(json_out: Path, extra: List[str], thumb2: bool = False,
+              arch: arches.Arch = arches.DEFAULT) -> int:
     """kunit.py's exit status; its results go to json_out."""
-    need_commands(arch.HOST_TOOLS)
+    need_commands(arch.host_tools(), arch.name)
     tree = build.patched_tree()
     json_out.parent.mkdir(parents=True, exist_ok=True)
     json_out.unlink(missing_ok=True)
-    return run(kunit_command(tree, json_out, extra, thumb2), cwd=tree,
+    return run(kunit_command(tree, json_out, extra, thumb2, arch), cwd=tree,
                check=False).returncode
 
 
-def test_cases(json_out: Path) -> Iterator[Tuple[str, str]]:
-    """(suite.case, status) of each test case in kunit.py's --json file;
-    status is PASS, FAIL, SKIP or ERROR."""
-    def walk(group: Dict[str, Any], prefix: str) -> Iterator[Tuple[str, str]]:
-        for case in group.get("test_cases", []):
-            yield prefix + case["name"], case["status"]
-        for sub in group.get("sub_groups", []):
-            yield from walk(sub, sub["name"] + ".")
-    yield from walk(json.loads(json_out.read_text()), "")
+# A KUnit suite's name in a test's source: the .name of a struct
+# kunit_suite's initializer
+SUITE_RE = re.compile(r"struct\s+kunit_suite\s+\w+\s*=\s*\{[^}]*?"
+                      r"\.name\s*=\s*\"(\w+)\"", re.S)
+OBJ_RE = r"^obj-\$\({option}\)\s*\+=\s*(.*)$"
+
+
+def kunitconfig_options(tree: Path) -> List[str]:
+    """The options KUNITCONFIG's .kunitconfig sets to y."""
+    text = (tree / KUNITCONFIG / ".kunitconfig").read_text()
+    return re.findall(r"^(CONFIG_\w+)=y\s*$", text, re.M)
+
+
+def kunitconfig_suites(tree: Path) -> Set[str]:
+    """The KUnit suites that KUNITCONFIG's .kunitconfig builds: for each
+    option it sets, the objects a Makefile of tree builds with it
+    ("obj-$(CONFIG_FOO) += foo.o"), and the suites their sources define.
+    Read from the tree, so that a suite the config loses is missed by
+    name instead of showing as fewer cases."""
+    options = kunitconfig_options(tree)
+    wanted = {opt: re.compile(OBJ_RE.format(option=opt), re.M)
+              for opt in options}
+    suites: Set[str] = set()
+    for subdir in ("kernel", "lib", "mm", "fs", "drivers"):
+        for makefile in sorted((tree / subdir).rglob("Makefile")):
+            text = makefile.read_text(errors="replace")
+            if "CONFIG_" not in text:
+                continue
+            for regex in wanted.values():
+                for m in regex.finditer(text):
+                    for obj in m.group(1).split():
+                        source = makefile.parent / (obj[:-2] + ".c")
+                        if obj.endswith(".o") and source.is_file():
+                            suites.update(SUITE_RE.findall(
+                                source.read_text(errors="replace")))
+    if not suites:
+        raise WorkbenchError(f"no KUnit suite found for the options of "
+                             f"{KUNITCONFIG}/.kunitconfig in {tree}")
+    return suites
 
 
 def cmd_kunit(args: argparse.Namespace) -> int:
     json_out = cache_dir() / "kunit" / "results.json"
-    status = run_kunit(json_out, args.kunit_args, args.thumb2)
+    status = run_kunit(json_out, args.kunit_args, args.thumb2,
+                       arches.get(args.arch))
     if json_out.exists():
         log(f"kunit: results in {json_out}")
     return status
@@ -85,6 +122,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                        "kunit.py on its QEMU ARM machine",
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--arch", default=arches.DEFAULT.name,
+                   choices=sorted(arches.ARCHES),
+                   help="the architecture (default %(default)s)")
     p.add_argument("--thumb2", action="store_true",
                    help="build a Thumb-2 kernel (own build directory)")
     p.add_argument("kunit_args", nargs=argparse.REMAINDER,

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from . import build, guest
+from .parser import (CRASHES as CRASHES, GOOD as GOOD, NOT_RUN as NOT_RUN,
+                     RESULTS as RESULTS, Results as Results,
+                     Watcher as Watcher, crash_kind as crash_kind)
 from .common import REPO, SCRIPTS, WorkbenchError, cache_dir, log
 from .series import new_files
 
@@ -39,16 +40,6 @@ CI_SKIP = SCRIPTS / "expected" / "ftracetest-ci-skip.txt"
 REASONS = SCRIPTS / "expected" / "ftracetest-stock-reasons.txt"
 # Why a test that passes on stock does not on the Thumb-2 config
 THUMB2_REASONS = SCRIPTS / "expected" / "ftracetest-thumb2-reasons.txt"
-# ftracetest's results; SKIP is KTAP's word for UNTESTED and UNSUPPORTED
-# (workbench kselftest)
-RESULTS = ("PASS", "FAIL", "UNRESOLVED", "UNTESTED", "UNSUPPORTED", "XFAIL",
-           "UNDEFINED", "SKIP")
-# Kinds of result the workbench adds when a test takes the guest down.
-CRASHES = ("HANG", "PANIC", "OOPS")
-GOOD = ("PASS",)
-# Results of a test that could not run what it tests.
-NOT_RUN = ("UNSUPPORTED", "UNRESOLVED")
-
 # The start of a test job: what the suite needs that busybox lacks
 # (guest.suite_tools()), with dash as /bin/sh.
 SUITE_SETUP = r"""
@@ -77,11 +68,6 @@ for t in $(cat /in/tests); do
 done
 exit 0
 """
-
-RESULT_RE = re.compile(r"wb-test-result (\S+) ([A-Z]+)\s*$")
-BEGIN_RE = re.compile(r"wb-test-begin (\S+)")
-END_RE = re.compile(r"wb-test-end (\S+)")
-
 
 def expected_path(config: str) -> Path:
     """Where the expected results of config are kept."""
@@ -123,52 +109,6 @@ def project_tests() -> List[str]:
             if f.startswith(prefix) and f.endswith(".tc")]
 
 
-@dataclass
-class Results:
-    results: Dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
-    boots: int = 0
-    durations: Dict[str, float] = field(default_factory=dict)
-
-    def counts(self) -> Dict[str, int]:
-        out: Dict[str, int] = {}
-        for r in self.results.values():
-            out[r] = out.get(r, 0) + 1
-        return out
-
-    def summary(self) -> str:
-        counts = self.counts()
-        order = list(RESULTS) + list(CRASHES)
-        return f"{len(self.results)} results: " + ", ".join(
-            f"{counts[r]} {r}" for r in order if r in counts)
-
-    def save(self, path: Path, header: List[str]) -> None:
-        lines = [f"# {h}" for h in header]
-        lines.append(f"# run time: {self.seconds:.0f} s in {self.boots} "
-                     f"boot(s); {self.summary()}")
-        lines += [f"{name}\t{res}" for name, res in sorted(self.results.items())]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n".join(lines) + "\n")
-
-    def save_durations(self, path: Path) -> None:
-        """Seconds per test, slowest first."""
-        path.write_text("".join(
-            f"{sec:7.1f} {name}\n" for name, sec in
-            sorted(self.durations.items(), key=lambda kv: -kv[1])))
-
-    @classmethod
-    def load(cls, path: Path) -> "Results":
-        res = cls()
-        for lineno, line in enumerate(path.read_text().splitlines(), 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            name, sep, result = line.partition("\t")
-            if not sep or result not in RESULTS + CRASHES:
-                raise WorkbenchError(f"{path}:{lineno}: want 'TEST<TAB>RESULT'")
-            res.results[name] = result
-        return res
-
-
 def load_reasons(path: Path = REASONS) -> Dict[str, str]:
     """test -> why it does not pass on stock, from 'TEST<TAB>REASON' lines."""
     reasons: Dict[str, str] = {}
@@ -180,65 +120,6 @@ def load_reasons(path: Path = REASONS) -> Dict[str, str]:
             raise WorkbenchError(f"{path}:{lineno}: want 'TEST<TAB>REASON'")
         reasons[name] = reason.strip()
     return reasons
-
-
-class Watcher:
-    """Follows the console of one boot and records results as they come."""
-
-    def __init__(self, results: Results, per_test_timeout: float) -> None:
-        self.results = results
-        self.per_test_timeout = per_test_timeout
-        self.current: Optional[str] = None
-        self.started = 0.0
-        self.oopsed = False
-        self.done: List[str] = []
-
-    def line(self, text: str) -> Optional[str]:
-        m = BEGIN_RE.search(text)
-        if m:
-            self.current, self.started, self.oopsed = m.group(1), \
-                time.monotonic(), False
-            return None
-        m = RESULT_RE.search(text)
-        if m and self.current:
-            self.results.results[m.group(1)] = m.group(2)
-            return None
-        if guest.OOPS_RE.search(text) and self.current:
-            self.oopsed = True
-            return None
-        m = END_RE.search(text)
-        if m and self.current:
-            self.done.append(self.current)
-            self.results.durations[self.current] = \
-                time.monotonic() - self.started
-            if self.oopsed:
-                # The test finished, but the kernel it leaves is suspect:
-                # mark it and go on from a fresh boot.
-                self.mark("OOPS")
-                self.current = None
-                return "kernel oops during a test; rebooting for the rest"
-            self.current = None
-        return None
-
-    def tick(self) -> Optional[str]:
-        if self.current and \
-                time.monotonic() - self.started > self.per_test_timeout:
-            return (f"{self.current} ran longer than "
-                    f"{self.per_test_timeout:.0f} s")
-        return None
-
-    def mark(self, kind: str) -> None:
-        """Record a crash against the part of the current test it hit."""
-        assert self.current is not None
-        got = self.results.results
-        if kind == "OOPS":
-            for name in (self.current, self.current + "(instance)"):
-                if name in got or name == self.current:
-                    got[name] = kind
-        elif self.current in got:
-            got[self.current + "(instance)"] = kind
-        else:
-            got[self.current] = kind
 
 
 def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
@@ -255,7 +136,8 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
         listing.parent.mkdir(parents=True, exist_ok=True)
         listing.write_text("\n".join(left) + "\n")
         res = guest.boot(config, JOB, files={"ftrace": ftrace,
-                                             "tools": guest.suite_tools(),
+                                             "tools": guest.suite_tools(
+                                                 config.arch),
                                              "tests": listing},
                          out_dir=out_dir / f"boot-{results.boots}", smp=smp,
                          timeout=per_test_timeout * len(left) + 120,
@@ -275,15 +157,6 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
                                  f"{res.failure}")
     results.seconds = time.monotonic() - start
     return results
-
-
-def crash_kind(failure: str, oopsed: bool) -> str:
-    """PANIC, OOPS or HANG: how a guest failure took a test down."""
-    if "panic" in failure:
-        return "PANIC"
-    if "oops" in failure.lower() or oopsed:
-        return "OOPS"
-    return "HANG"
 
 
 def compare(expected: Results, got: Results, own: List[str],
@@ -462,8 +335,9 @@ def save_expected(args: argparse.Namespace, got: Results,
     if any(not p.startswith("regression: ") for p in problems):
         raise WorkbenchError("not saved: a project test failed")
     got.save(path, [
-        f"ftracetest results of {what}, qemu-system-arm -M virt -cpu "
-        f"cortex-a15 -smp {args.smp}, TCG",
+        f"ftracetest results of {what}, "
+        f"{build.KernelConfig.load(args.config).arch.method()} "
+        f"-smp {args.smp}, TCG",
         f"written by: scripts/workbench selftest {args.config} "
         "--save-expected"])
     log(f"selftest: saved {path.relative_to(REPO)}")

@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from wbench import arch, benchjob, build  # noqa: E402
+from wbench import benchjob, build  # noqa: E402
 
 ON_CONFIG = "patched"
 OFF_CONFIG = "fgboot-off"
@@ -455,7 +455,7 @@ def boot_buffer_kib(config: str) -> int:
 
 def method(repeat: int, buf_size: str, on: str, off: str) -> str:
     return (
-        "Method: qemu-system-arm -M virt -cpu cortex-a15 -m 1024 -smp 1 "
+        f"Method: {benchjob.machine(on)} -m {benchjob.memory_mb(on)} -smp 1 "
         "-icount shift=0,sleep=off (1 guest ns = 1 guest instruction while "
         "the CPU runs; idle time jumps to the next timer), kernel from "
         f"scripts/configs/{on}.config (CONFIG_FGRAPH_BOOT_BUFFER=y, "
@@ -532,7 +532,9 @@ def main() -> int:
         for name in configs:
             benchjob.build_config(name)
         cntvct = work / "cntvct"
-        subprocess.run([arch.CROSS_COMPILE + "gcc", "-Os", "-static",
+        # CNTVCT is ARM32's: built for the on config's (ARM32) compiler
+        subprocess.run([benchjob.cross_compile(args.on_config) + "gcc",
+                        "-Os", "-static",
                         "-nostdlib", "-ffreestanding", "-fno-stack-protector",
                         "-march=armv7-a", "-marm", "-o", str(cntvct),
                         str(HERE / "cntvct.c")], check=True)
@@ -551,14 +553,12 @@ def main() -> int:
     for r in runs:
         outdir = work / r.name
         if not args.report and r in todo:
-            run_args = ["--no-build", "--icount", "--timeout",
-                        str(args.timeout), "--plugin",
-                        f"{plugin},addr={start_kernel_addr[r.config]},"
-                        f"out={outdir / 'insns.txt'}"]
-            if r.append:
-                run_args += ["--append", r.append]
-            benchjob.run_guest_job(r.config, HERE / "guest.sh", {}, outdir,
-                                   run_args, {"cntvct": cntvct})
+            benchjob.run_guest_job(
+                r.config, HERE / "guest.sh", {}, outdir, icount=True,
+                timeout=args.timeout, append=r.append,
+                plugins=[f"{plugin},addr={start_kernel_addr[r.config]},"
+                         f"out={outdir / 'insns.txt'}"],
+                files={"cntvct": cntvct})
         if (outdir / "result.txt").exists():
             boots[r.name] = Boot(r, outdir)
 

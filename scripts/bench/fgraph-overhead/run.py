@@ -73,7 +73,8 @@ def run_state(config: str, state: str, runs: int, iters: int, count: bool,
         config, HERE / "guest.sh",
         {"STATE": state, "RUNS": str(runs), "ITER": str(iters),
          "COUNT": str(int(count))},
-        outdir / f"{config}-{state}", ["--icount", "--timeout", str(timeout)]))
+        outdir / f"{config}-{state}", icount=True, timeout=timeout,
+        build_first=True))
 
 
 def fmt_s(ns: float) -> str:
@@ -192,8 +193,9 @@ def main() -> int:
         f"{r[0]}: {', '.join(str(c) for c in r[6])}"
         for r in results if r[6]))
     print()
-    print("Method: each row boots its kernel once under qemu-system-arm "
-          "-M virt -cpu cortex-a15 -smp 1 with -icount shift=0,sleep=off "
+    print("Method: each row boots its kernel once under "
+          f"{benchjob.machine(rows[0][1])} "
+          "-smp 1 with -icount shift=0,sleep=off "
           "(1 guest ns = 1 guest instruction), unmounts debugfs and "
           "tracefs from /sys, mounts tracefs at /tracing, "
           "runs one warm-up round with the tracer off, sets the tracer "

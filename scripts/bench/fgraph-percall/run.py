@@ -72,15 +72,13 @@ def boot(config: str, targets: List[str], states: List[str], calls: int,
          outdir: Path, module: Optional[Path], plugin: Optional[str],
          timeout: int) -> Results:
     """Run STATES on CONFIG in one boot."""
-    run_args = ["--icount", "--no-build", "--timeout", str(timeout)]
-    if plugin:
-        run_args += ["--plugin", plugin]
     files = {"ftrace-call-cost-mod.ko": module} if module else {}
     return read_result(benchjob.run_guest_job(
         config, HERE / "guest.sh",
         {"TARGETS": " ".join(targets), "STATES": " ".join(states),
          "CALLS": str(calls)},
-        outdir, run_args, files))
+        outdir, icount=True, timeout=timeout,
+        plugins=[plugin] if plugin else [], files=files))
 
 
 def read_result(path: Path) -> Results:
@@ -157,8 +155,9 @@ def profile_table(profile: Path, symbols: Symbols,
 def objdump(vmlinux: Path, *selection: str) -> Dict[int, str]:
     """The instructions of vmlinux that objdump's SELECTION options pick,
     by address, in address order."""
+    # The instruction classes of this runner are ARM32's
     dis = subprocess.run(
-        [arch.CROSS_COMPILE + "objdump", "-d", "--no-show-raw-insn",
+        [arch.ARM.cross_compile + "objdump", "-d", "--no-show-raw-insn",
          *selection, str(vmlinux)],
         check=True, capture_output=True, text=True).stdout
     insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
@@ -395,7 +394,7 @@ def main() -> int:
                   " | ".join(f"{c:.1f}" for c in counts) + " |")
 
     print()
-    print("Method: qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount "
+    print(f"Method: {benchjob.machine(configs[0])} -smp 1 -icount "
           "shift=0,sleep=off (1 guest ns = 1 guest instruction).  One "
           "boot per kernel; guest.sh sets each tracer state in tracefs in "
           "turn and writes CALLS to the benchmark's parameter "

@@ -24,7 +24,7 @@ from typing import Counter, Dict, List, Set
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from wbench import arch, benchjob, build  # noqa: E402
+from wbench import benchjob, build  # noqa: E402
 
 DEFAULT_CONFIGS = ["benchpi-irqsoff", "benchpi-toggle"]
 ENTRY_OBJECTS = ["entry-armv.o", "entry-common.o"]
@@ -37,7 +37,8 @@ def entry_symbols(config: build.KernelConfig) -> Set[str]:
     """The text symbols of the ARM entry code in CONFIG's build."""
     objs = [str(config.build_dir / "arch/arm/kernel" / o)
             for o in ENTRY_OBJECTS]
-    out = subprocess.run([arch.CROSS_COMPILE + "nm", *objs], check=True,
+    out = subprocess.run([config.arch.cross_compile + "nm", *objs],
+                         check=True,
                          capture_output=True, text=True).stdout
     return {f[2] for f in (line.split() for line in out.splitlines())
             if len(f) == 3 and f[1] in "tT"}
@@ -121,8 +122,7 @@ def main() -> int:
             benchjob.build_config(name)
             benchjob.run_guest_job(
                 name, HERE / "entry-paths.sh", {"ROUNDS": str(args.rounds)},
-                outdir, ["--no-build", "--smp", "1",
-                         "--timeout", str(args.timeout)])
+                outdir, smp=1, timeout=args.timeout)
         path = outdir / "result.txt"
         if not path.exists():
             print(f"{name}: no result in {outdir}", file=sys.stderr)

@@ -33,7 +33,7 @@ MODULE = "preemptirq_bench"
 MODULE_SOURCE = REPO / "kernel" / "trace" / f"{MODULE}.c"
 sys.path.insert(0, str(REPO / "scripts"))
 
-from wbench import arch, benchjob, build  # noqa: E402
+from wbench import benchjob, build  # noqa: E402
 from wbench.common import log  # noqa: E402
 
 DEFAULT_CONFIGS = ["benchpi-stock", "benchpi-patched", "benchpi-toggle",
@@ -107,7 +107,7 @@ def parse_result(text: str) -> Result:
 def stripped_size(config: build.KernelConfig, workdir: Path) -> int:
     """Bytes of CONFIG's vmlinux after strip, as the series reports it."""
     out = workdir / f"vmlinux-{config.name}.stripped"
-    subprocess.run([arch.CROSS_COMPILE + "strip", "-o", str(out),
+    subprocess.run([config.arch.cross_compile + "strip", "-o", str(out),
                     str(config.build_dir / "vmlinux")], check=True)
     return out.stat().st_size
 
@@ -128,7 +128,8 @@ def key_sites(config: build.KernelConfig) -> Dict[str, int]:
     key sits right after its name pointer in struct tracepoint.
     """
     vmlinux = str(config.build_dir / "vmlinux")
-    nm = subprocess.run([arch.CROSS_COMPILE + "nm", vmlinux], check=True,
+    nm = subprocess.run([config.arch.cross_compile + "nm", vmlinux],
+                        check=True,
                         capture_output=True, text=True).stdout
     keys = {}
     bounds = {}
@@ -145,7 +146,7 @@ def key_sites(config: build.KernelConfig) -> Dict[str, int]:
     if len(bounds) != 2:
         return counts
     dump = subprocess.run(
-        [arch.CROSS_COMPILE + "objdump", "-s",
+        [config.arch.cross_compile + "objdump", "-s",
          f"--start-address={bounds['__start___jump_table']:#x}",
          f"--stop-address={bounds['__stop___jump_table']:#x}", vmlinux],
         check=True, capture_output=True, text=True).stdout
@@ -184,12 +185,11 @@ def format_sites(configs: List[str],
 def boot(config: str, mode: str, pairs: int, module: Optional[Path],
          outdir: Path, timeout: int) -> Result:
     """Boot CONFIG in MODE once and run the benchmark in both states."""
-    run_args = ["--no-build", "--timeout", str(timeout)]
-    run_args += ["--icount"] if mode == "icount" else ["--smp", "2"]
     files = {f"{MODULE}.ko": module} if module else {}
     result = benchjob.run_guest_job(
         config, HERE / "guest.sh", {"PAIRS": str(pairs), "STATES": "off on"},
-        outdir, run_args, files)
+        outdir, icount=mode == "icount", smp=None if mode == "icount" else 2,
+        timeout=timeout, files=files)
     return parse_result(result.read_text())
 
 
@@ -283,9 +283,10 @@ def format_sizes(configs: List[str], sizes: Dict[str, int]) -> List[str]:
     return lines
 
 
-def method(pairs: int) -> str:
+def method(pairs: int, config: str) -> str:
     return (
-        "Method: qemu-system-arm -M virt -cpu cortex-a15 -m 1024; mode "
+        f"Method: {benchjob.machine(config)} -m {benchjob.memory_mb(config)}"
+        "; mode "
         "icount is -icount shift=0,sleep=off -smp 1 (1 guest ns = 1 guest "
         "instruction), mode tcg plain TCG -smp 2 in host time.  One boot "
         "per kernel and mode.  The preemptirq_bench module "
@@ -372,7 +373,7 @@ def main() -> int:
               "preemptirq event:\n")
         print("\n".join(format_sites(configs, sites)))
     print()
-    print(method(pairs or args.pairs))
+    print(method(pairs or args.pairs, configs[0]))
     print(f"Per-boot results: {work}")
     return 0
 

@@ -263,7 +263,7 @@ def table2(rows: List[Row], traces: Dict[Tuple[str, str, int],
 
 METHOD = """\
 Method: one boot of the {config} kernel per workload under
-qemu-system-arm -M virt -cpu cortex-a15 -smp 1 -icount shift=0,sleep=off
+{machine} -smp 1 -icount shift=0,sleep=off
 (1 ns of guest time = 1 guest instruction), with tracefs mounted at
 /tracing and unmounted from /sys.  Each boot runs the workload once with
 no tracer (warm-up), then once per mode: nop (tracing on, no tracer), the
@@ -345,7 +345,7 @@ def main() -> int:
                     "BUF_KB": str(args.buffer_kb)}
         boots[wl] = read_result(benchjob.run_guest_job(
             CONFIG, HERE / "guest.sh", settings, outdir,
-            ["--icount", "--no-build", "--timeout", str(args.timeout)]))
+            icount=True, timeout=args.timeout))
 
     target = args.target_kb * 1024
     rows: List[Row] = []
@@ -394,7 +394,8 @@ def main() -> int:
     print()
     buffer_kb = next((b.header.get("buffer_kb", "?")
                       for b in boots.values()), str(args.buffer_kb))
-    print(METHOD.format(config=CONFIG, buffer_kb=buffer_kb, target=target))
+    print(METHOD.format(config=CONFIG, buffer_kb=buffer_kb, target=target,
+                        machine=benchjob.machine(CONFIG)))
     print(f"Per-boot results: {work}")
     return 0
 
