@@ -532,6 +532,8 @@ def main() -> int:
                     "needs -smp 1 for it), its time follows the host's "
                     "and its load, and the times are from the machine's "
                     "reset: repeat the boots and compare medians")
+    ap.add_argument("--no-build", action="store_true",
+                    help="boot the configs as they were built last")
     benchjob.add_run_options(ap)
     args = ap.parse_args()
     ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
@@ -546,7 +548,8 @@ def main() -> int:
     start_kernel_addr: Dict[str, str] = {}
     if not args.report:
         for name in configs:
-            benchjob.build_config(name)
+            if not args.no_build:
+                benchjob.build_config(name)
         cntvct = work / "cntvct"
         subprocess.run([arch.CROSS_COMPILE + "gcc", "-Os", "-static",
                         "-nostdlib", "-ffreestanding", "-fno-stack-protector",
