@@ -240,6 +240,7 @@ static struct fgraph_boot_count
 static struct fgraph_boot_count_table fgraph_boot_early_counts __initdata = {
 	.slots	= fgraph_boot_counts,
 };
+
 /* One per possible CPU from fgraph_boot_resume() on */
 static struct fgraph_boot_count_table *fgraph_boot_cpu_counts;
 
