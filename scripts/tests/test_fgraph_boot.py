@@ -398,7 +398,7 @@ def test_no_counts_when_off(tmp_path: Path) -> None:
     assert not (out / "counts").exists()
 
 
-MAIN_COPY = """
+PID1_COPY = """
 echo 0 > /sys/kernel/tracing/tracing_on
 dmesg > /out/dmesg
 echo 1 > /sys/kernel/tracing/options/funcgraph-proc
@@ -410,16 +410,19 @@ PID1_RE = re.compile(r"^ *\d+\) +\S+-1 +\|")
 
 # The early buffer's graph user goes without a grace period on pid 1's
 # path: when the regular tracer has started and the records alone are
-# kept (an initcall lets it go), and when the counts end in kernel_init().
-# The regular tracer, on from the core initcalls, sees every wait of
-# 100 us or more.
+# kept (an initcall lets it go, early: the main buffer must not
+# overwrite it), and when the counts end in kernel_init() (late: the
+# main buffer must keep its newest events).  The regular tracer, on from
+# the core initcalls, sees every wait of 100 us or more.
 @pytest.mark.parametrize("count", ["off", "on"])
 def test_graph_user_goes_without_a_grace_period(tmp_path: Path,
                                                count: str) -> None:
     append = (f"fgraph_boot=on fgraph_boot_thresh=100 "
               f"fgraph_boot_count={count} "
               "ftrace=function_graph tracing_thresh=100")
-    out = boot(tmp_path, append, smp=2, script=MAIN_COPY)
+    if count == "off":
+        append += " trace_options=nooverwrite"
+    out = boot(tmp_path, append, smp=2, script=PID1_COPY)
     dmesg = (out / "dmesg").read_text()
     for bad in ("WARNING:", "BUG:", "Oops"):
         assert bad not in dmesg, dmesg[dmesg.index(bad) - 200:][:3000]
