@@ -52,9 +52,11 @@
 #include <linux/spinlock.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "ftrace_internal.h"
 #include "trace.h"
@@ -148,7 +150,7 @@ static unsigned long fgraph_boot_unhooked __initdata;
  * interrupts off.  The calls it has open are on fgraph_boot_gstack.
  */
 static arch_spinlock_t fgraph_boot_lock = __ARCH_SPIN_LOCK_UNLOCKED;
-static struct task_struct *fgraph_boot_task __initdata = &init_task;
+static struct task_struct *fgraph_boot_task __read_mostly = &init_task;
 static int fgraph_boot_gstack[FGRAPH_BOOT_GDEPTH] __initdata;
 static int fgraph_boot_gdepth __initdata;
 static unsigned int fgraph_boot_base __initdata;
@@ -202,12 +204,21 @@ static __init notrace u64 fgraph_boot_now(void)
 
 #ifdef CONFIG_FGRAPH_BOOT_COUNT
 /*
- * The calls counted per function, in an open addressing hash table of
- * init memory keyed by the address the hook or the graph handler gave:
+ * The calls counted per function, in open addressing hash tables keyed
+ * by the address the hook or the graph handler gave:
  * fgraph_boot_count_end() merges those of one function and keeps them.
- * It is filled to three quarters at most, so that a probe always ends
- * soon; the calls of the functions that found no slot are counted
+ * A table is filled to three quarters at most, so that a probe always
+ * ends soon; the calls of the functions that found no slot are counted
  * apart.
+ *
+ * The mcount hook counts on the boot CPU alone, before SMP is up, into
+ * a table in init memory.  The graph handlers count from sched_init()
+ * on, on every CPU: each CPU into a table of its own, with interrupts
+ * off and no lock, so that the calls of one CPU neither wait for nor
+ * bounce the cache lines of another.  Those tables are vmalloc()
+ * memory, and the code that writes them is not __init: a handler may
+ * still be running when kernel_init() frees the init memory, and the
+ * tables are only merged after a grace period.
  */
 #define FGRAPH_BOOT_COUNT_SLOTS	BIT(CONFIG_FGRAPH_BOOT_COUNT_BITS)
 
@@ -218,47 +229,131 @@ struct fgraph_boot_count {
 	u64		ticks_sq;
 };
 
+struct fgraph_boot_count_table {
+	struct fgraph_boot_count	*slots;
+	unsigned int			used;
+	unsigned long			uncounted;
+};
+
 static struct fgraph_boot_count
 	fgraph_boot_counts[FGRAPH_BOOT_COUNT_SLOTS] __initdata;
-static unsigned int fgraph_boot_count_used __initdata;
-static unsigned long fgraph_boot_uncounted __initdata;
+static struct fgraph_boot_count_table fgraph_boot_early_counts __initdata = {
+	.slots	= fgraph_boot_counts,
+};
 
-static __init notrace void fgraph_boot_count(unsigned long func, u64 ticks)
+/* One per possible CPU from fgraph_boot_resume() on */
+static struct fgraph_boot_count_table *fgraph_boot_cpu_counts;
+
+/* Add @add to @sum, and stay at the largest value instead of wrapping */
+static __always_inline void fgraph_boot_add_sat(u64 *sum, u64 add)
+{
+	if (check_add_overflow(*sum, add, sum))
+		*sum = U64_MAX;
+}
+
+static notrace void fgraph_boot_count_add(struct fgraph_boot_count_table *t,
+					  unsigned long func, u64 ticks)
 {
 	unsigned int i = hash_long(func, CONFIG_FGRAPH_BOOT_COUNT_BITS);
 	struct fgraph_boot_count *c;
 
 	for (;; i = (i + 1) & (FGRAPH_BOOT_COUNT_SLOTS - 1)) {
-		c = &fgraph_boot_counts[i];
+		c = &t->slots[i];
 		if (c->func == func)
 			break;
 		if (c->func)
 			continue;
-		if (fgraph_boot_count_used >= FGRAPH_BOOT_COUNT_SLOTS / 4 * 3) {
-			fgraph_boot_uncounted++;
+		if (t->used >= FGRAPH_BOOT_COUNT_SLOTS / 4 * 3) {
+			t->uncounted++;
 			return;
 		}
-		fgraph_boot_count_used++;
+		t->used++;
 		c->func = func;
 		break;
 	}
-	c->hits++;
-	c->ticks += ticks;
+	if (c->hits != ULONG_MAX)
+		c->hits++;
+	fgraph_boot_add_sat(&c->ticks, ticks);
 	/* Saturated, the variance is not shown: a call of 2^32 ticks or more */
-	if (ticks > U32_MAX ||
-	    check_add_overflow(c->ticks_sq, ticks * ticks, &c->ticks_sq))
-		c->ticks_sq = U64_MAX;
+	fgraph_boot_add_sat(&c->ticks_sq, ticks > U32_MAX ? U64_MAX : ticks * ticks);
 }
 
-/* A call that could not be hooked, and so is not counted */
+/* A call of the mcount hook, on the boot CPU before SMP is up */
+static __init notrace void fgraph_boot_count(unsigned long func, u64 ticks)
+{
+	fgraph_boot_count_add(&fgraph_boot_early_counts, func, ticks);
+}
+
+/* A call that the mcount hook could not hook, and so is not counted */
 static __init notrace void fgraph_boot_count_lost(void)
 {
 	if (fgraph_boot_counting)
-		fgraph_boot_uncounted++;
+		fgraph_boot_early_counts.uncounted++;
+}
+
+/*
+ * A call of the graph handlers, or one they could not hook (@lost), on
+ * this CPU's table.  Interrupts are off while it counts: after counting
+ * ends, a grace period is enough for every CPU to be done with its table.
+ */
+static notrace void fgraph_boot_count_cpu(unsigned long func, u64 ticks,
+					  bool lost)
+{
+	struct fgraph_boot_count_table *t;
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	if (READ_ONCE(fgraph_boot_counting)) {
+		t = &fgraph_boot_cpu_counts[raw_smp_processor_id()];
+		if (lost)
+			t->uncounted++;
+		else
+			fgraph_boot_count_add(t, func, ticks);
+	}
+	raw_local_irq_restore(flags);
+}
+
+static void fgraph_boot_free_cpu_counts(void)
+{
+	unsigned int cpu;
+
+	if (!fgraph_boot_cpu_counts)
+		return;
+	for_each_possible_cpu(cpu)
+		vfree(fgraph_boot_cpu_counts[cpu].slots);
+	kfree(fgraph_boot_cpu_counts);
+	fgraph_boot_cpu_counts = NULL;
+}
+
+/* The tables of the graph handlers: false if there is no memory for them */
+static __init bool fgraph_boot_alloc_cpu_counts(void)
+{
+	unsigned int cpu;
+
+	fgraph_boot_cpu_counts = kcalloc(nr_cpu_ids,
+					 sizeof(*fgraph_boot_cpu_counts),
+					 GFP_KERNEL);
+	if (!fgraph_boot_cpu_counts)
+		return false;
+	for_each_possible_cpu(cpu) {
+		struct fgraph_boot_count_table *t = &fgraph_boot_cpu_counts[cpu];
+
+		t->slots = vzalloc(array_size(FGRAPH_BOOT_COUNT_SLOTS,
+					      sizeof(*t->slots)));
+		if (!t->slots) {
+			fgraph_boot_free_cpu_counts();
+			return false;
+		}
+	}
+	return true;
 }
 #else
 static inline void fgraph_boot_count(unsigned long func, u64 ticks) { }
 static inline void fgraph_boot_count_lost(void) { }
+static inline void fgraph_boot_count_cpu(unsigned long func, u64 ticks,
+					 bool lost) { }
+static inline bool fgraph_boot_alloc_cpu_counts(void) { return true; }
+static inline void fgraph_boot_free_cpu_counts(void) { }
 #endif
 
 static __init notrace void fgraph_boot_set_thresh(void)
@@ -599,8 +694,14 @@ static __init notrace int fgraph_boot_graph_record(unsigned long func)
 	return fgraph_boot_gdepth++;
 }
 
-static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
-						  struct fgraph_ops *gops)
+/*
+ * The graph handlers and their ops are not __init: a task may still be
+ * in one when the init memory is freed, which then needs no grace period
+ * first.  They only reach into init memory while recording, which ends
+ * under fgraph_boot_lock before the init memory goes.
+ */
+static __ref notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
+						 struct fgraph_ops *gops)
 {
 	struct fgraph_boot_call *call;
 	unsigned long flags;
@@ -621,34 +722,38 @@ static __init notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace
 	call = fgraph_reserve_data(gops->idx, sizeof(*call));
 	if (call && !record) {
 		call->slot = -1;
-	} else {
+	} else if (record) {
 		raw_local_irq_save(flags);
 		arch_spin_lock(&fgraph_boot_lock);
+		/* Still recording: the init memory is still there */
+		if (!fgraph_boot_recording)
+			record = false;
 		if (!call) {
-			if (record && fgraph_boot_recording)
+			if (record)
 				fgraph_boot_too_deep++;
-			fgraph_boot_count_lost();
 		} else {
-			call->slot = fgraph_boot_graph_record(trace->func);
+			call->slot = record ?
+				fgraph_boot_graph_record(trace->func) : -1;
 		}
 		arch_spin_unlock(&fgraph_boot_lock);
 		raw_local_irq_restore(flags);
 	}
 
-	if (!call)
+	if (!call) {
+		fgraph_boot_count_cpu(0, 0, true);
 		return 0;
+	}
 	/* Only the counts read it, and counting never starts again */
 	if (READ_ONCE(fgraph_boot_counting)) {
-		call->time = fgraph_boot_now();
+		call->time = fgraph_boot_arch_clock();
 		return 1;
 	}
 	return call->slot >= 0;
 }
 
-static __init notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trace,
-						    struct fgraph_ops *gops)
+static __ref notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trace,
+						   struct fgraph_ops *gops)
 {
-	u64 now = fgraph_boot_now();
 	struct fgraph_boot_call *call;
 	unsigned long flags;
 	int size;
@@ -656,13 +761,17 @@ static __init notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *tra
 	call = fgraph_retrieve_data(gops->idx, &size);
 	if (!call)
 		return;
+	/* Counting implies an architecture counter */
+	if (READ_ONCE(fgraph_boot_counting))
+		fgraph_boot_count_cpu(trace->func,
+				      fgraph_boot_arch_clock() - call->time,
+				      false);
+	if (call->slot < 0)
+		return;
 
 	raw_local_irq_save(flags);
 	arch_spin_lock(&fgraph_boot_lock);
-	if (fgraph_boot_counting)
-		fgraph_boot_count(trace->func, now - call->time);
-	if (call->slot < 0 || !fgraph_boot_recording ||
-	    current != fgraph_boot_task)
+	if (!fgraph_boot_recording || current != fgraph_boot_task)
 		goto out;
 	/* Returns come in the reverse order of the calls recorded. */
 	if (call->slot + 1 != fgraph_boot_gdepth) {
@@ -675,7 +784,7 @@ out:
 	raw_local_irq_restore(flags);
 }
 
-static struct fgraph_ops fgraph_boot_gops __initdata = {
+static struct fgraph_ops fgraph_boot_gops = {
 	.entryfunc	= fgraph_boot_graph_entry,
 	.retfunc	= fgraph_boot_graph_return,
 };
@@ -702,6 +811,12 @@ void __init fgraph_boot_resume(void)
 		fgraph_boot_end_paused("ftrace_init(), with the buffer full");
 	if (!fgraph_boot_recording && !fgraph_boot_counting)
 		return;
+	if (fgraph_boot_counting && !fgraph_boot_alloc_cpu_counts()) {
+		pr_warn("no memory for the per-CPU call counts: counting ends\n");
+		fgraph_boot_counting = false;
+		if (!fgraph_boot_recording)
+			return;
+	}
 	/* The calls the mcount hook left open: start_kernel(). */
 	fgraph_boot_base = fgraph_boot_depth;
 	ret = register_ftrace_graph(&fgraph_boot_gops);
@@ -709,6 +824,7 @@ void __init fgraph_boot_resume(void)
 		pr_warn("cannot register a function graph user (%d): recording and counting end\n",
 			ret);
 		fgraph_boot_counting = false;
+		fgraph_boot_free_cpu_counts();
 		if (fgraph_boot_recording)
 			fgraph_boot_end_paused("ftrace_init()");
 		return;
@@ -728,16 +844,15 @@ static __init void fgraph_boot_finish(const char *why, bool counts_too)
 		fgraph_boot_counting = false;
 	arch_spin_unlock(&fgraph_boot_lock);
 	raw_local_irq_restore(flags);
+	/*
+	 * A static ops gets no grace period from unregister_ftrace_graph(),
+	 * and needs none: the ops and its handlers stay, and a task still
+	 * in a handler (with CONFIG_PREEMPTION, one may be preempted there)
+	 * sees that recording ended before it touches init memory.  Waiting
+	 * here would hold up the boot this measures.
+	 */
 	if (fgraph_boot_graph && !fgraph_boot_counting) {
 		unregister_ftrace_graph(&fgraph_boot_gops);
-		/*
-		 * The ops and its handlers are init memory.  A static ops
-		 * gets no grace period from unregister_ftrace_graph(): wait
-		 * until no task can still be in a handler (with
-		 * CONFIG_PREEMPTION, one may be preempted there) before
-		 * free_initmem() can take them away.
-		 */
-		synchronize_rcu_tasks();
 		fgraph_boot_graph = false;
 	}
 }
@@ -1109,9 +1224,10 @@ static int fgraph_boot_stat_show(struct seq_file *m, void *v)
 
 	/*
 	 * s^2 = (sum of x^2 - (sum of x)^2 / n) / (n - 1) in counter ticks;
-	 * the quotient is at most the sum of squares, so it fits.
+	 * the quotient is at most the sum of squares, so it fits.  A sum
+	 * that saturated hides it.
 	 */
-	if (c->hits > 1 && c->ticks_sq != U64_MAX)
+	if (c->hits > 1 && c->ticks_sq != U64_MAX && c->ticks != U64_MAX)
 		var = div64_ul(c->ticks_sq -
 			       mul_u64_u64_div_u64(c->ticks, c->ticks, c->hits),
 			       c->hits - 1);
@@ -1147,7 +1263,7 @@ static struct tracer_stat fgraph_boot_stat = {
 	.stat_show	= fgraph_boot_stat_show,
 };
 
-static int __init fgraph_boot_count_cmp_func(const void *p1, const void *p2)
+static int fgraph_boot_count_cmp_func(const void *p1, const void *p2)
 {
 	const struct fgraph_boot_count *a = p1, *b = p2;
 
@@ -1156,72 +1272,122 @@ static int __init fgraph_boot_count_cmp_func(const void *p1, const void *p2)
 	return 0;
 }
 
+/* The slots in use of the early table, copied out of init memory */
+static struct fgraph_boot_count *fgraph_boot_early_copy;
+static unsigned int fgraph_boot_early_nr;
+static unsigned long fgraph_boot_early_uncounted;
+
+static void fgraph_boot_count_merge_one(struct fgraph_boot_count *to,
+					const struct fgraph_boot_count *from)
+{
+	to->hits = from->hits > ULONG_MAX - to->hits ? ULONG_MAX :
+		   to->hits + from->hits;
+	fgraph_boot_add_sat(&to->ticks, from->ticks);
+	fgraph_boot_add_sat(&to->ticks_sq, from->ticks_sq);
+}
+
 /*
  * The hook and the graph handlers name a function by different
- * addresses inside it: key each count by the function's start, and
- * merge those of one function.
+ * addresses inside it, and each CPU has counted its own calls: key each
+ * count by the function's start, and merge those of one function.
+ * Returns the number of functions in @out, which has room for @size.
  */
-static unsigned int __init fgraph_boot_count_merge(struct fgraph_boot_count *out)
+static unsigned int fgraph_boot_count_merge(struct fgraph_boot_count *out,
+					    unsigned int size)
 {
-	unsigned long size, offset;
-	unsigned int i, last, n = 0;
+	unsigned long fsize, offset;
+	unsigned int i, cpu, last, n = 0;
 
-	for (i = 0; i < FGRAPH_BOOT_COUNT_SLOTS; i++) {
-		struct fgraph_boot_count *c = &fgraph_boot_counts[i];
+	for (i = 0; i < fgraph_boot_early_nr && n < size; i++)
+		out[n++] = fgraph_boot_early_copy[i];
+	for_each_possible_cpu(cpu) {
+		struct fgraph_boot_count *slots = fgraph_boot_cpu_counts[cpu].slots;
 
-		if (!c->func)
-			continue;
-		out[n] = *c;
-		if (kallsyms_lookup_size_offset(c->func, &size, &offset))
-			out[n].func -= offset;
-		n++;
+		for (i = 0; i < FGRAPH_BOOT_COUNT_SLOTS && n < size; i++)
+			if (slots[i].func)
+				out[n++] = slots[i];
 	}
+	for (i = 0; i < n; i++)
+		if (kallsyms_lookup_size_offset(out[i].func, &fsize, &offset))
+			out[i].func -= offset;
 	sort(out, n, sizeof(*out), fgraph_boot_count_cmp_func, NULL);
 	for (i = 1, last = 0; i < n; i++) {
-		if (out[i].func == out[last].func) {
-			out[last].hits += out[i].hits;
-			out[last].ticks += out[i].ticks;
-			out[last].ticks_sq += out[i].ticks_sq;
-		} else {
+		if (out[i].func == out[last].func)
+			fgraph_boot_count_merge_one(&out[last], &out[i]);
+		else
 			out[++last] = out[i];
-		}
 	}
 	return n ? last + 1 : 0;
 }
+
+/*
+ * Merge the counts once every CPU is done with its table, away from
+ * kernel_init(): the grace period would hold up the end of boot.
+ */
+static void fgraph_boot_count_work_fn(struct work_struct *work)
+{
+	struct fgraph_boot_count *stats;
+	unsigned long uncounted = fgraph_boot_early_uncounted;
+	unsigned int cpu, size = fgraph_boot_early_nr;
+
+	/* The per-CPU tables are written with interrupts off */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu) {
+		size += fgraph_boot_cpu_counts[cpu].used;
+		uncounted += fgraph_boot_cpu_counts[cpu].uncounted;
+	}
+	if (uncounted)
+		pr_warn("%lu calls not counted: no room for their functions in the table (CONFIG_FGRAPH_BOOT_COUNT_BITS), or too deep to hook\n",
+			uncounted);
+	stats = size ? vmalloc(array_size(size, sizeof(*stats))) : NULL;
+	if (stats) {
+		fgraph_boot_nr_stats = fgraph_boot_count_merge(stats, size);
+		fgraph_boot_stats = stats;
+		if (register_stat_tracer(&fgraph_boot_stat)) {
+			pr_warn("cannot create trace_stat/fgraph_boot\n");
+			fgraph_boot_stats = NULL;
+			fgraph_boot_nr_stats = 0;
+			vfree(stats);
+		}
+	}
+	fgraph_boot_free_cpu_counts();
+	vfree(fgraph_boot_early_copy);
+	fgraph_boot_early_copy = NULL;
+}
+
+static DECLARE_WORK(fgraph_boot_count_work, fgraph_boot_count_work_fn);
 
 /**
  * fgraph_boot_count_end - stop counting the calls of boot and show them
  *
  * Called by kernel_init() once the async __init work is done, before
- * the init memory that holds the counts and the graph handlers is freed
- * and /init runs: unregistering the graph user patches the call sites of
- * init functions too, which is refused from SYSTEM_FREEING_INITMEM on.
- * Keeps one count per function for trace_stat/fgraph_boot.
+ * the init memory that holds the mcount hook's counts is freed and /init
+ * runs: unregistering the graph user patches the call sites of init
+ * functions too, which is refused from SYSTEM_FREEING_INITMEM on.  A
+ * work item merges the counts into one per function for
+ * trace_stat/fgraph_boot once no CPU can still be counting.
  */
 void __init fgraph_boot_count_end(void)
 {
-	struct fgraph_boot_count *stats;
+	struct fgraph_boot_count_table *t = &fgraph_boot_early_counts;
+	unsigned int i, n = 0;
 
 	if (!fgraph_boot_counting)
 		return;
 	fgraph_boot_finish("the end of the counts", true);
-	if (!fgraph_boot_count_used || !fgraph_boot_freq)
+	if (!fgraph_boot_cpu_counts)
 		return;
-	if (fgraph_boot_uncounted)
-		pr_warn("%lu calls not counted: no room for their functions in the table (CONFIG_FGRAPH_BOOT_COUNT_BITS), or too deep to hook\n",
-			fgraph_boot_uncounted);
-
-	stats = vmalloc(array_size(fgraph_boot_count_used, sizeof(*stats)));
-	if (!stats)
-		return;
-	fgraph_boot_nr_stats = fgraph_boot_count_merge(stats);
-	fgraph_boot_stats = stats;
 	fgraph_boot_stats_freq = fgraph_boot_freq;
-	if (register_stat_tracer(&fgraph_boot_stat)) {
-		pr_warn("cannot create trace_stat/fgraph_boot\n");
-		fgraph_boot_stats = NULL;
-		fgraph_boot_nr_stats = 0;
-		vfree(stats);
+	fgraph_boot_early_uncounted = t->uncounted;
+	if (t->used)
+		fgraph_boot_early_copy = vmalloc(array_size(t->used,
+							    sizeof(*t->slots)));
+	if (fgraph_boot_early_copy) {
+		for (i = 0; i < FGRAPH_BOOT_COUNT_SLOTS; i++)
+			if (t->slots[i].func)
+				fgraph_boot_early_copy[n++] = t->slots[i];
+		fgraph_boot_early_nr = n;
 	}
+	schedule_work(&fgraph_boot_count_work);
 }
 #endif

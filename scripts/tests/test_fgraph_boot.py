@@ -396,3 +396,38 @@ def test_counts_every_call_of_boot(tmp_path: Path, main_tracer: bool) -> None:
 def test_no_counts_when_off(tmp_path: Path) -> None:
     out = boot(tmp_path, "", script=COUNT_COPY)
     assert not (out / "counts").exists()
+
+
+PID1_COPY = """
+echo 0 > /sys/kernel/tracing/tracing_on
+dmesg > /out/dmesg
+echo 1 > /sys/kernel/tracing/options/funcgraph-proc
+cat /sys/kernel/tracing/trace > /out/main
+"""
+# "  0)  swapper-1    | ! 105123.4 us |  } /* synchronize_rcu_tasks_generic */"
+PID1_RE = re.compile(r"^ *\d+\) +\S+-1 +\|")
+
+
+# The early buffer's graph user goes without a grace period on pid 1's
+# path: when the regular tracer has started and the records alone are
+# kept (an initcall lets it go, early: the main buffer must not
+# overwrite it), and when the counts end in kernel_init() (late: the
+# main buffer must keep its newest events).  The regular tracer, on from
+# the core initcalls, sees every wait of 100 us or more.
+@pytest.mark.parametrize("count", ["off", "on"])
+def test_graph_user_goes_without_a_grace_period(tmp_path: Path,
+                                               count: str) -> None:
+    append = (f"fgraph_boot=on fgraph_boot_thresh=100 "
+              f"fgraph_boot_count={count} "
+              "ftrace=function_graph tracing_thresh=100")
+    if count == "off":
+        append += " trace_options=nooverwrite"
+    out = boot(tmp_path, append, smp=2, script=PID1_COPY)
+    dmesg = (out / "dmesg").read_text()
+    for bad in ("WARNING:", "BUG:", "Oops"):
+        assert bad not in dmesg, dmesg[dmesg.index(bad) - 200:][:3000]
+    lines = (out / "main").read_text().splitlines()
+    assert any(PID1_RE.match(ln) for ln in lines), "\n".join(lines[:40])
+    waits = [ln for ln in lines
+             if PID1_RE.match(ln) and "synchronize_rcu_tasks" in ln]
+    assert not waits, "\n".join(waits)

@@ -274,3 +274,48 @@ def test_folded_from_header_keeps_the_email() -> None:
     header = PatchHeader.parse("01-foo/x.patch", text)
     assert header.author == "A Long Name Of Maintainers <maint@example.org>"
     assert header.subject == "kernel: A subject long enough to be folded"
+
+
+def _bar_changed_later(repo: Path) -> None:
+    """01-foo adds kernel/bar.c; 02-bar's patch then changes it."""
+    (repo / "kernel" / "bar.c").write_text("int bar;\nint baz;\n")
+    topic = repo / "patches" / "02-bar"
+    topic.mkdir()
+    (topic / "0002-bar.patch").write_text(
+        "From 0000 Mon Sep 17 00:00:00 2001\n"
+        "From: A Developer <dev@example.org>\n"
+        "Subject: [PATCH] kernel: Add baz\n\nBody.\n\n"
+        "Signed-off-by: A Developer <dev@example.org>\n---\n"
+        "diff --git a/kernel/bar.c b/kernel/bar.c\n"
+        "--- a/kernel/bar.c\n+++ b/kernel/bar.c\n"
+        "@@ -1 +1,2 @@\n int bar;\n+int baz;\n")
+    (topic / "series").write_text("0002-bar.patch\n")
+
+
+def test_later_patch_may_change_a_new_file(
+        setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    tree, repo = setup
+    _bar_changed_later(repo)
+    bar = tree / "kernel/bar.c"
+    # Up to the patch that adds it: as it was before the later change
+    monkeypatch.setenv("WB_SERIES_UPTO", "01-foo/0001-foo.patch")
+    prepare_kernel(tree, repo=repo)
+    assert not bar.is_symlink() and bar.read_text() == "int bar;\n"
+    # The whole series: this repository's version, linked again
+    monkeypatch.setenv("WB_SERIES_UPTO", "")
+    prepare_kernel(tree, repo=repo)
+    assert bar.is_symlink() and bar.read_text() == "int bar;\nint baz;\n"
+    prepare_kernel(tree, repo=repo)
+    assert bar.read_text() == "int bar;\nint baz;\n"
+
+
+def test_later_change_that_does_not_undo_is_named(
+        setup: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    tree, repo = setup
+    _bar_changed_later(repo)
+    (repo / "kernel" / "bar.c").write_text("int other;\n")
+    monkeypatch.setenv("WB_SERIES_UPTO", "01-foo/0001-foo.patch")
+    with pytest.raises(WorkbenchError,
+                       match="kernel/bar.c: the change patches/02-bar/"
+                       "0002-bar.patch makes to it does not undo"):
+        prepare_kernel(tree, repo=repo)

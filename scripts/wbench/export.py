@@ -24,7 +24,8 @@ from typing import Dict, List, Tuple
 from . import build
 from .base import base_tree, kernel_version
 from .common import REPO, WorkbenchError, cache_dir, log, run
-from .series import Topic, read_series, read_topics, touched_files
+from .series import (Topic, new_file_at, read_series, read_topics,
+                     touched_files)
 
 GIT_ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
 
@@ -67,16 +68,26 @@ def replay(repo: Path) -> List[Topic]:
     git(repo, "checkout", "-q", "-f", "base")
     git(repo, "clean", "-q", "-f", "-d", "-x")
     topics = read_topics()
+    series = [patch for topic in topics for patch in topic.patches]
+    done = 0
     for topic in topics:
         for patch in topic.patches:
             header = patch.header()
+            done += 1
             if touched_files(patch.path.read_text()):
                 git(repo, "apply", "--index", str(patch.path))
             for rel in patch.new_files:
                 dest = repo / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                # Keep links as links (ftd's command is a link to ftd.py).
-                shutil.copy2(REPO / rel, dest, follow_symlinks=False)
+                # A later patch changes it: add it as it was before that.
+                text = new_file_at(rel, series, done)
+                if text is not None:
+                    dest.write_text(text)
+                    shutil.copymode(REPO / rel, dest)
+                else:
+                    # Keep links as links (ftd's command is a link to
+                    # ftd.py).
+                    shutil.copy2(REPO / rel, dest, follow_symlinks=False)
                 git(repo, "add", "-f", rel)
             message = header.subject + "\n\n" + header.body
             msg_file = repo / ".git" / "WB_MSG"

@@ -26,7 +26,8 @@ from typing import Dict, List, Optional, Tuple
 
 from .base import check_version
 from .common import REPO, WorkbenchError, log
-from .series import Patch, read_series, touched_files
+from .series import (Patch, new_file_at, read_series, touched_files,
+                     without_files)
 
 STATE_DIR = ".wb-prepared"
 
@@ -123,8 +124,22 @@ class Preparer:
         self.copy = copy
         self.repo = repo
         self.version = check_version(self.tree)
-        self.series = series_upto(read_series(repo))
+        self.full = read_series(repo)
+        self.series = series_upto(self.full)
         self.state = State.load(self.tree)
+        # The new files are installed whole after the patches, as they
+        # are at the last patch applied: a patch's changes to one of
+        # them are left out when it is applied.
+        self.new = {rel for p in self.full for rel in p.new_files}
+
+    def text(self, patch: Patch) -> str:
+        """PATCH as it is applied: without its changes to new files."""
+        return without_files(patch.text(), self.new)
+
+    def new_file(self, rel: str) -> Optional[str]:
+        """New file REL as it is at the last patch applied, or None when
+        it is this repository's version."""
+        return new_file_at(rel, self.full, len(self.series), self.repo)
 
     def plan(self, from_base: bool = False) -> Tuple[List[Tuple[str, str]],
                                                       List[Patch]]:
@@ -132,7 +147,7 @@ class Preparer:
         keep = 0
         if not from_base:
             for (name, text), patch in zip(self.state.applied, self.series):
-                if name != patch.name or text != patch.text():
+                if name != patch.name or text != self.text(patch):
                     break
                 keep += 1
         return list(reversed(self.state.applied[keep:])), self.series[keep:]
@@ -145,7 +160,8 @@ class Preparer:
         """
         revert, apply = self.plan(from_base)
         touched = sorted({f for _, text in revert for f in touched_files(text)} |
-                         {f for p in apply for f in touched_files(p.text())})
+                         {f for p in apply
+                          for f in touched_files(self.text(p))})
         before, after = scratch / "a", scratch / "b"
         for rel in touched:
             src = self.tree / rel
@@ -157,7 +173,7 @@ class Preparer:
             _patch(after, name, text, reverse=True)
         shutil.copytree(after, before)
         for patch in apply:
-            _patch(after, patch.name, patch.text())
+            _patch(after, patch.name, self.text(patch))
         return before
 
     def check_new_files(self) -> None:
@@ -200,6 +216,9 @@ class Preparer:
                     (scratch / "b" / rel).parent.mkdir(parents=True,
                                                        exist_ok=True)
                     shutil.copy2(self.repo / rel, scratch / "b" / rel)
+                    text = self.new_file(rel)
+                    if text is not None:
+                        (scratch / "b" / rel).write_text(text)
             proc = subprocess.run(["diff", "-urN", "a", "b"], cwd=scratch,
                                   capture_output=True, text=True)
             if proc.returncode > 1:
@@ -216,8 +235,8 @@ class Preparer:
             self.state.save(self.tree)
         for patch in apply:
             log(f"applying {patch.name}")
-            _patch(self.tree, patch.name, patch.text())
-            self.state.applied.append((patch.name, patch.text()))
+            _patch(self.tree, patch.name, self.text(patch))
+            self.state.applied.append((patch.name, self.text(patch)))
             self.state.save(self.tree)
         self.install_new_files()
         log(f"{self.tree} ({self.version}): {len(self.series)} patches "
@@ -235,6 +254,16 @@ class Preparer:
         for rel in sorted(wanted):
             src, dest = self.repo / rel, self.tree / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
+            text = self.new_file(rel)
+            if text is not None:
+                # An earlier version than this repository's: a copy
+                if dest.is_symlink():
+                    dest.unlink()
+                if not dest.exists() or dest.read_text() != text:
+                    dest.write_text(text)
+                    shutil.copymode(src, dest)
+                self.state.files[rel] = "copy"
+                continue
             if self.copy:
                 if dest.is_symlink():
                     dest.unlink()

@@ -9,7 +9,10 @@ line that is not indented names a patch file of the directory; the
 indented lines under it name the new files, at their in-tree paths in
 this repository, that belong to that patch (a path ending in "/" names
 every new file under that directory).  Every new file belongs to exactly
-one patch.  A topic whose name ends in "-not-for-posting" holds what
+one patch, the one that adds it; a later patch may change it with a
+diff, as it changes any other file.  The file in this repository is the
+version at the end of the series: the patch that adds it adds it with
+the changes of the later patches undone (new_file_at()).  A topic whose name ends in "-not-for-posting" holds what
 exists only to measure: it applies last and is never sent upstream.
 An optional file "subject-prefix" replaces the "PATCH" of the subjects
 (for instance "PATCH 6.12.y" for fixes meant for one stable tree).  An
@@ -22,9 +25,12 @@ alone.
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Collection, Dict, List, Optional, Tuple
 
 from .common import REPO, WorkbenchError
 
@@ -46,6 +52,28 @@ def touched_files(patch_text: str) -> List[str]:
         if m and m.group(1) not in files:
             files.append(m.group(1))
     return files
+
+
+def _split_diffs(patch_text: str) -> List[Tuple[Optional[str], str]]:
+    """PATCH_TEXT cut before each "diff --git": the path each part
+    changes (None for the header before the first) and its text."""
+    parts = re.split(r"(?m)^(?=diff --git )", patch_text)
+    out: List[Tuple[Optional[str], str]] = [(None, parts[0])]
+    for part in parts[1:]:
+        m = re.match(r"diff --git a/\S+ b/(\S+)", part)
+        out.append((m.group(1) if m else None, part))
+    return out
+
+
+def without_files(patch_text: str, files: Collection[str]) -> str:
+    """PATCH_TEXT without its diffs of FILES."""
+    return "".join(text for rel, text in _split_diffs(patch_text)
+                   if rel is None or rel not in files)
+
+
+def only_file(patch_text: str, rel: str) -> str:
+    """The diff of REL in PATCH_TEXT, without the rest."""
+    return "".join(text for r, text in _split_diffs(patch_text) if r == rel)
 
 
 NOT_FOR_POSTING = "-not-for-posting"
@@ -259,6 +287,32 @@ def _read_topic(repo: Path, topic: Topic, owner: Dict[str, str],
     if stray:
         raise WorkbenchError(f"patches/{topic.name}: patches its series "
                              f"does not list: {', '.join(stray)}")
+
+
+def new_file_at(rel: str, series: List[Patch], upto: int,
+                repo: Path = REPO) -> Optional[str]:
+    """New file REL as it is after the first UPTO patches of SERIES: this
+    repository's version with the changes that the later patches make to
+    it undone, newest first; None when no later patch changes it (the
+    repository's version is the one)."""
+    later = [p for p in series[upto:] if rel in touched_files(p.text())]
+    if not later:
+        return None
+    with tempfile.TemporaryDirectory(prefix="wb-newfile.") as tmp:
+        dest = Path(tmp) / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(repo / rel, dest)
+        for patch in reversed(later):
+            proc = subprocess.run(
+                ["patch", "-p1", "-R", "--fuzz=0", "--no-backup-if-mismatch",
+                 "-r", "-", "-d", tmp], input=only_file(patch.text(), rel),
+                text=True, capture_output=True)
+            if proc.returncode != 0:
+                raise WorkbenchError(
+                    f"{rel}: the change patches/{patch.name} makes to it "
+                    "does not undo from this repository's version:\n  " +
+                    "\n  ".join((proc.stdout + proc.stderr).splitlines()[-6:]))
+        return dest.read_text()
 
 
 def read_series(repo: Path = REPO) -> List[Patch]:
