@@ -807,7 +807,10 @@ static void rw_test_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 
 	n = rw_fill_page(test, 2000, NULL);
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 2, 2400, &mark));
+	/* Enough on the next page that an event cannot fill the rest */
+	for (i = 2; i <= 5; i++)
+		rw_write(test, n + i, 2100 + i, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 6, 2400, &mark));
 	rw_now = 2499;
 	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	rw_expect_empty(test);
@@ -821,25 +824,29 @@ static void rw_test_window(struct kunit *test)
 	rw_expect_counts(test, 2, 0);
 
 	/* The writer went idle: its page goes a window after its last event */
-	rw_now = 2899;
+	rw_now = 2604;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_now = 2605;
 	KUNIT_EXPECT_FALSE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	rw_expect_event(test, n + 1, 2000);
+	for (i = 2; i <= 5; i++)
+		rw_expect_event(test, n + i, 2100 + i);
 	rw_expect_empty(test);
 
 	/* Written to the reader page: read at once, however young */
-	rw_write(test, n + 3, 3000, NULL);
-	rw_expect_event(test, n + 3, 3000);
+	rw_write(test, n + 7, 3000, NULL);
+	rw_expect_event(test, n + 7, 3000);
 	/* A marked event goes to the next page, and can be rewound there */
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 4, 3100, &mark));
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 8, 3100, &mark));
 	rw_now = 3200;
 	rw_expect_empty(test);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 	rw_expect_counts(test, 3, 0);
 
-	rw_write(test, n + 5, 3300, NULL);
+	rw_write(test, n + 9, 3300, NULL);
 	rw_expect_empty(test);
 	ring_buffer_record_off(ctx->buffer);
-	rw_expect_event(test, n + 5, 3300);
+	rw_expect_event(test, n + 9, 3300);
 	rw_expect_empty(test);
 }
 
