@@ -1371,7 +1371,8 @@ static int wr_full_fn(void *arg)
 	while (!READ_ONCE(wr.stop)) {
 		ring_buffer_wait(wr.buffer, wr.cpu, 50, NULL, NULL);
 		now = ktime_get_ns();
-		if (READ_ONCE(wr.idle) && !wr.full_back_ns)
+		/* From the write of the last event on */
+		if (READ_ONCE(wr.last_id) != U32_MAX && !wr.full_back_ns)
 			wr.full_back_ns = now;
 	}
 	complete(&wr.full_done);
@@ -1432,8 +1433,10 @@ static void rw_test_window_waiters(struct kunit *test)
 	kunit_info(test, "read %lu events, %lu before idle, %lu rewinds, %lu corrupt\n",
 		   wr.read, wr.read_early, wr.rewinds, wr.corrupt);
 	kunit_info(test, "after idle: reader had the last event %lld us later, full waiter returned %lld us later\n",
-		   wr.got_last_ns ? (s64)(wr.got_last_ns - wr.idle_ns) / 1000 : -1LL,
-		   wr.full_back_ns ? (s64)(wr.full_back_ns - wr.idle_ns) / 1000 : -1LL);
+		   wr.got_last_ns ?
+		   div_s64(wr.got_last_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL,
+		   wr.full_back_ns ?
+		   div_s64(wr.full_back_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL);
 	KUNIT_EXPECT_GT(test, wr.read_early, 0UL);
 	KUNIT_EXPECT_GT(test, wr.rewinds, 0UL);
 	KUNIT_EXPECT_EQ(test, wr.corrupt, 0UL);
