@@ -1326,6 +1326,7 @@ static int wr_writer_fn(void *arg)
 	wr_write(next, &marks[0]);
 	preempt_enable();
 	WRITE_ONCE(wr.idle_ns, ktime_get_ns());
+	/* The test reads the time once it sees the writer idle */
 	smp_wmb();
 	WRITE_ONCE(wr.idle, true);
 	while (!kthread_should_stop())
