@@ -786,12 +786,11 @@ static u32 rw_fill_page(struct kunit *test, u64 next_ts,
 
 /*
  * With a rewind window, a consuming reader leaves a page alone until its
- * newest event is older than the window: for a page the writer left, the
- * first event of the next page; for the page being written, the last
- * event written. What it leaves can still be rewound. A reader that took
- * the page being written gets the events written there next at once,
- * and a marked event moves the writer off that page, so that it can be
- * rewound. When recording stops, the reader gets everything.
+ * newest event, bounded by the first event of the next page, is older
+ * than the window. It does not take the page being written: a window
+ * after its last event, the writer's CPU moves the writer on. What the
+ * reader leaves can still be rewound. When recording stops, the reader
+ * gets everything.
  */
 static void rw_test_window(struct kunit *test)
 {
@@ -823,30 +822,36 @@ static void rw_test_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 	rw_expect_counts(test, 2, 0);
 
-	/* The writer went idle: its page goes a window after its last event */
+	/*
+	 * The writer went idle: a window after its last event, its CPU is
+	 * asked to move it on, and the page goes a window after the move.
+	 */
 	rw_now = 2604;
 	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	rw_now = 2605;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	/* The move runs from an irq_work on this CPU */
+	msleep(20);
+	rw_now = 3104;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_now = 3105;
 	KUNIT_EXPECT_FALSE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	rw_expect_event(test, n + 1, 2000);
 	for (i = 2; i <= 5; i++)
 		rw_expect_event(test, n + i, 2100 + i);
 	rw_expect_empty(test);
 
-	/* Written to the reader page: read at once, however young */
-	rw_write(test, n + 7, 3000, NULL);
-	rw_expect_event(test, n + 7, 3000);
-	/* A marked event goes to the next page, and can be rewound there */
-	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 8, 3100, &mark));
-	rw_now = 3200;
+	/* The writer now writes to the next page, where it can rewind */
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 8, 3200, &mark));
+	rw_now = 3300;
 	rw_expect_empty(test);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 	rw_expect_counts(test, 3, 0);
 
-	rw_write(test, n + 9, 3300, NULL);
+	rw_write(test, n + 9, 3400, NULL);
 	rw_expect_empty(test);
 	ring_buffer_record_off(ctx->buffer);
-	rw_expect_event(test, n + 9, 3300);
+	rw_expect_event(test, n + 9, 3400);
 	rw_expect_empty(test);
 }
 
