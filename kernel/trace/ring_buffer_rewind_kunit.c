@@ -785,10 +785,12 @@ static u32 rw_fill_page(struct kunit *test, u64 next_ts,
 }
 
 /*
- * With a rewind window, a consuming reader leaves alone the page being
- * written, however old its events, and a page until the first event of
- * the next one is older than the window. What it leaves can still be
- * rewound; when recording stops, it reads everything.
+ * With a rewind window, a consuming reader leaves a page alone until its
+ * newest event, bounded by the first event of the next page, is older
+ * than the window. It does not take the page being written: a window
+ * after its last event, the writer's CPU moves the writer on. What the
+ * reader leaves can still be rewound. When recording stops, the reader
+ * gets everything.
  */
 static void rw_test_window(struct kunit *test)
 {
@@ -798,12 +800,16 @@ static void rw_test_window(struct kunit *test)
 
 	ring_buffer_set_rewind_window(ctx->buffer, 500);
 	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
-	rw_now = 5000;
+	rw_now = 1499;
 	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	rw_expect_empty(test);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 
-	n = rw_fill_page(test, 2000, &mark);
+	n = rw_fill_page(test, 2000, NULL);
+	/* Enough on the next page that an event cannot fill the rest */
+	for (i = 2; i <= 5; i++)
+		rw_write(test, n + i, 2100 + i, NULL);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 6, 2400, &mark));
 	rw_now = 2499;
 	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	rw_expect_empty(test);
@@ -811,15 +817,41 @@ static void rw_test_window(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
 	for (i = 1; i <= n; i++)
 		rw_expect_event(test, i, 1000 + i);
+	/* The page being written holds an event younger than the window */
 	rw_expect_empty(test);
-	/* The event that opened the page being written is still the last */
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
 	rw_expect_counts(test, 2, 0);
 
-	rw_write(test, n + 2, 3000, NULL);
+	/*
+	 * The writer went idle: a window after its last event, its CPU is
+	 * asked to move it on, and the page goes a window after the move.
+	 */
+	rw_now = 2604;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_now = 2605;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	/* The move runs from an irq_work on this CPU */
+	msleep(20);
+	rw_now = 3104;
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_now = 3105;
+	KUNIT_EXPECT_FALSE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_expect_event(test, n + 1, 2000);
+	for (i = 2; i <= 5; i++)
+		rw_expect_event(test, n + i, 2100 + i);
+	rw_expect_empty(test);
+
+	/* The writer now writes to the next page, where it can rewind */
+	KUNIT_ASSERT_TRUE(test, rw_write(test, n + 8, 3200, &mark));
+	rw_now = 3300;
+	rw_expect_empty(test);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	rw_expect_counts(test, 3, 0);
+
+	rw_write(test, n + 9, 3400, NULL);
 	rw_expect_empty(test);
 	ring_buffer_record_off(ctx->buffer);
-	rw_expect_event(test, n + 2, 3000);
+	rw_expect_event(test, n + 9, 3400);
 	rw_expect_empty(test);
 }
 
@@ -1219,8 +1251,248 @@ static void rw_test_stress(struct kunit *test)
 	ring_buffer_free(st.buffer);
 }
 
+/* ---- readers that wait, against a writer that goes idle ---- */
+
+/* The rewind window of the case, and how late a waiter may return */
+#define WR_WINDOW_NS	(50 * NSEC_PER_MSEC)
+#define WR_SLACK_NS	(150 * NSEC_PER_MSEC)
+#define WR_IDS		BIT(20)
+
+static struct {
+	struct trace_buffer	*buffer;
+	int			cpu;		/* the writer's */
+	unsigned long		*rewound;
+	unsigned long		*seen;
+	u32			last_id;	/* written last, kept */
+	u64			idle_ns;	/* when the writer went idle */
+	u64			got_last_ns;	/* when the reader read last_id */
+	u64			full_back_ns;	/* the full waiter's first return after idle */
+	unsigned long		read;
+	unsigned long		read_early;	/* before the writer went idle */
+	unsigned long		corrupt;
+	unsigned long		rewinds;
+	bool			idle;
+	bool			stop;
+	struct completion	reader_done;
+	struct completion	full_done;
+} wr;
+
+/* Write one event of id @id, marked */
+static bool wr_write(u32 id, struct ring_buffer_rewind_mark *m)
+{
+	struct ring_buffer_event *event;
+
+	ring_buffer_rewind_mark_start(wr.buffer, m);
+	event = ring_buffer_lock_reserve(wr.buffer, sizeof(u32) * 2);
+	if (!event) {
+		m->cpu = -1;
+		return false;
+	}
+	((u32 *)ring_buffer_event_data(event))[0] = id;
+	((u32 *)ring_buffer_event_data(event))[1] = id ^ ST_MAGIC;
+	ring_buffer_unlock_commit(wr.buffer);
+	ring_buffer_rewind_mark_end(wr.buffer, m);
+	return true;
+}
+
+static int wr_writer_fn(void *arg)
+{
+	struct ring_buffer_rewind_mark marks[ST_DEPTH];
+	struct rnd_state rnd;
+	u32 ids[ST_DEPTH], next = 0;
+	bool written[ST_DEPTH];
+	u64 end = ktime_get_ns() + 400 * NSEC_PER_MSEC;
+	int i, depth;
+
+	prandom_seed_state(&rnd, 0x5eed);
+	while (ktime_get_ns() < end && next + ST_DEPTH + 1 < WR_IDS) {
+		depth = 1 + prandom_u32_state(&rnd) % ST_DEPTH;
+		preempt_disable();
+		for (i = 0; i < depth; i++) {
+			ids[i] = next++;
+			written[i] = wr_write(ids[i], &marks[i]);
+		}
+		/* The innermost call is slow one time in eight, and stays */
+		if (!(prandom_u32_state(&rnd) & 7))
+			depth = 0;
+		for (i = depth - 1; i >= 0; i--) {
+			if (!written[i] ||
+			    ring_buffer_rewind_tail(wr.buffer, &marks[i]))
+				break;
+			set_bit(ids[i], wr.rewound);
+			wr.rewinds++;
+		}
+		preempt_enable();
+		usleep_range(20, 60);
+	}
+	/* The last call is slow: it stays, and the writer goes idle */
+	preempt_disable();
+	WRITE_ONCE(wr.last_id, next);
+	wr_write(next, &marks[0]);
+	preempt_enable();
+	WRITE_ONCE(wr.idle_ns, ktime_get_ns());
+	/* The test reads the time once it sees the writer idle */
+	smp_wmb();
+	WRITE_ONCE(wr.idle, true);
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+/* A consuming reader that waits for any data of the writer's CPU */
+static int wr_reader_fn(void *arg)
+{
+	struct ring_buffer_event *event;
+	u32 *data;
+	u64 ts;
+
+	while (!READ_ONCE(wr.stop)) {
+		ring_buffer_wait(wr.buffer, wr.cpu, 0, NULL, NULL);
+		while ((event = ring_buffer_consume(wr.buffer, wr.cpu, &ts,
+						    NULL))) {
+			data = ring_buffer_event_data(event);
+			if (data[0] >= WR_IDS || data[1] != (data[0] ^ ST_MAGIC)) {
+				wr.corrupt++;
+				continue;
+			}
+			set_bit(data[0], wr.seen);
+			wr.read++;
+			if (!READ_ONCE(wr.idle))
+				wr.read_early++;
+			if (data[0] == READ_ONCE(wr.last_id) && !wr.got_last_ns)
+				wr.got_last_ns = ktime_get_ns();
+		}
+	}
+	complete(&wr.reader_done);
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+/* A waiter for a number of pages, which only waits: the first wakeup ends a wait */
+static int wr_full_fn(void *arg)
+{
+	u64 now;
+
+	while (!READ_ONCE(wr.stop)) {
+		ring_buffer_wait(wr.buffer, wr.cpu, 50, NULL, NULL);
+		now = ktime_get_ns();
+		/* From the write of the last event on */
+		if (READ_ONCE(wr.last_id) != U32_MAX && !wr.full_back_ns)
+			wr.full_back_ns = now;
+	}
+	complete(&wr.full_done);
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
+/*
+ * A writer on one CPU writes and rewinds nested events, then writes one
+ * that stays and goes idle, with recording still on. A consuming reader
+ * and a waiter for a number of pages wait on its CPU buffer from another
+ * CPU. No event that the reader consumed may be rewound or padded
+ * afterwards, and both waiters must return within about one rewind
+ * window after the writer went idle, the reader with the last event.
+ */
+static void rw_test_window_waiters(struct kunit *test)
+{
+	struct task_struct *writer, *reader, *full;
+	int other;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	memset(&wr, 0, sizeof(wr));
+	wr.last_id = U32_MAX;
+	init_completion(&wr.reader_done);
+	init_completion(&wr.full_done);
+	wr.cpu = cpumask_first(cpu_online_mask);
+	other = cpumask_next(wr.cpu, cpu_online_mask);
+	wr.buffer = ring_buffer_alloc(256 * 1024, RB_FL_OVERWRITE);
+	KUNIT_ASSERT_NOT_NULL(test, wr.buffer);
+	ring_buffer_set_rewind_window(wr.buffer, WR_WINDOW_NS);
+	wr.rewound = vzalloc(BITS_TO_LONGS(WR_IDS) * sizeof(long));
+	wr.seen = vzalloc(BITS_TO_LONGS(WR_IDS) * sizeof(long));
+	KUNIT_ASSERT_NOT_NULL(test, wr.rewound);
+	KUNIT_ASSERT_NOT_NULL(test, wr.seen);
+
+	reader = kthread_create(wr_reader_fn, NULL, "rb_wr_reader");
+	full = kthread_create(wr_full_fn, NULL, "rb_wr_full");
+	writer = kthread_create_on_cpu(wr_writer_fn, NULL, wr.cpu,
+				       "rb_wr_writer/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(reader));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(full));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(writer));
+	kthread_bind(reader, other);
+	kthread_bind(full, other);
+	wake_up_process(reader);
+	wake_up_process(full);
+	/* Let both block first */
+	msleep(20);
+	wake_up_process(writer);
+
+	while (!READ_ONCE(wr.idle))
+		msleep(20);
+	/* Well past the limit, to tell late from never */
+	msleep(4 * (WR_WINDOW_NS + WR_SLACK_NS) / NSEC_PER_MSEC);
+
+	kunit_info(test, "read %lu events, %lu before idle, %lu rewinds, %lu corrupt\n",
+		   wr.read, wr.read_early, wr.rewinds, wr.corrupt);
+	kunit_info(test, "after idle: reader had the last event %lld us later, full waiter returned %lld us later\n",
+		   wr.got_last_ns ?
+		   div_s64(wr.got_last_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL,
+		   wr.full_back_ns ?
+		   div_s64(wr.full_back_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL);
+	KUNIT_EXPECT_GT(test, wr.read_early, 0UL);
+	KUNIT_EXPECT_GT(test, wr.rewinds, 0UL);
+	KUNIT_EXPECT_EQ(test, wr.corrupt, 0UL);
+	KUNIT_EXPECT_NE(test, wr.got_last_ns, 0ULL);
+	KUNIT_EXPECT_LE(test, (s64)(wr.got_last_ns - wr.idle_ns),
+			(s64)(WR_WINDOW_NS + WR_SLACK_NS));
+	KUNIT_EXPECT_NE(test, wr.full_back_ns, 0ULL);
+	KUNIT_EXPECT_LE(test, (s64)(wr.full_back_ns - wr.idle_ns),
+			(s64)(WR_WINDOW_NS + WR_SLACK_NS));
+
+	/* Recording off wakes the waiters, and lets them read everything */
+	WRITE_ONCE(wr.stop, true);
+	ring_buffer_record_off(wr.buffer);
+	while (!completion_done(&wr.reader_done) ||
+	       !completion_done(&wr.full_done)) {
+		ring_buffer_wake_waiters(wr.buffer, wr.cpu);
+		msleep(20);
+	}
+	kthread_stop(reader);
+	kthread_stop(full);
+	kthread_stop(writer);
+	/* What the reader did not read is still there: drain it */
+	{
+		struct ring_buffer_event *event;
+		u64 ts;
+
+		while ((event = ring_buffer_consume(wr.buffer, wr.cpu, &ts,
+						    NULL))) {
+			u32 *data = ring_buffer_event_data(event);
+
+			if (data[0] < WR_IDS)
+				set_bit(data[0], wr.seen);
+		}
+	}
+	{
+		unsigned long both = 0, w;
+
+		for (w = 0; w < BITS_TO_LONGS(WR_IDS); w++)
+			both += hweight_long(wr.rewound[w] & wr.seen[w]);
+		kunit_info(test, "%lu rewound events read\n", both);
+		KUNIT_EXPECT_EQ(test, both, 0UL);
+	}
+	vfree(wr.rewound);
+	vfree(wr.seen);
+	ring_buffer_free(wr.buffer);
+}
+
 static struct kunit_case rw_stress_cases[] = {
 	KUNIT_CASE_SLOW(rw_test_stress),
+	KUNIT_CASE_SLOW(rw_test_window_waiters),
 	{}
 };
 
