@@ -218,7 +218,7 @@ static __init notrace u64 fgraph_boot_now(void)
  * bounce the cache lines of another.  Those tables are vmalloc()
  * memory, and the code that writes them is not __init: a handler may
  * still be running when kernel_init() frees the init memory, and the
- * tables are only merged after a grace period.
+ * tables are only merged after a tasks-rude RCU grace period.
  */
 #define FGRAPH_BOOT_COUNT_SLOTS	BIT(CONFIG_FGRAPH_BOOT_COUNT_BITS)
 
@@ -294,7 +294,7 @@ static __init notrace void fgraph_boot_count_lost(void)
 /*
  * A call of the graph handlers, or one they could not hook (@lost), on
  * this CPU's table.  Interrupts are off while it counts: after counting
- * ends, a grace period is enough for every CPU to be done with its table.
+ * ends, a tasks-rude grace period lets every CPU finish with its table.
  */
 static notrace void fgraph_boot_count_cpu(unsigned long func, u64 ticks,
 					  bool lost)
@@ -1227,7 +1227,8 @@ static int fgraph_boot_stat_show(struct seq_file *m, void *v)
 	 * the quotient is at most the sum of squares, so it fits.  A sum
 	 * that saturated hides it.
 	 */
-	if (c->hits > 1 && c->ticks_sq != U64_MAX && c->ticks != U64_MAX)
+	if (c->hits > 1 && c->hits != ULONG_MAX && c->ticks_sq != U64_MAX &&
+	    c->ticks != U64_MAX)
 		var = div64_ul(c->ticks_sq -
 			       mul_u64_u64_div_u64(c->ticks, c->ticks, c->hits),
 			       c->hits - 1);
@@ -1330,8 +1331,8 @@ static void fgraph_boot_count_work_fn(struct work_struct *work)
 	unsigned long uncounted = fgraph_boot_early_uncounted;
 	unsigned int cpu, size = fgraph_boot_early_nr;
 
-	/* The per-CPU tables are written with interrupts off */
-	synchronize_rcu();
+	/* Irqs-off writers, some in idle where RCU is not watching */
+	synchronize_rcu_tasks_rude();
 	for_each_possible_cpu(cpu) {
 		size += fgraph_boot_cpu_counts[cpu].used;
 		uncounted += fgraph_boot_cpu_counts[cpu].uncounted;

@@ -25,6 +25,13 @@ cat /proc/mounts > /out/mounts.txt
 if [ -r fgraph_boot_trace ]; then
 	cat fgraph_boot_trace > /out/fgraph_boot_trace.txt
 fi
+# The counts appear once a work item has merged them, shortly after boot
+i=0
+while [ ! -r trace_stat/fgraph_boot ] && [ -r fgraph_boot_trace ] &&
+	[ $i -lt 10 ]; do
+	sleep 1
+	i=$((i + 1))
+done
 if [ -r trace_stat/fgraph_boot ]; then
 	cat trace_stat/fgraph_boot > /out/fgraph_boot_stat.txt
 fi

@@ -332,7 +332,11 @@ def test_bad_threshold_keeps_the_build_time_one(tmp_path: Path) -> None:
 
 
 COUNTS = "/sys/kernel/tracing/trace_stat/fgraph_boot"
+# A work item makes the file once a grace period after the counts end:
+# give it up to 10 s after /init starts.
 COUNT_COPY = COPY + f"""
+i=0
+while [ ! -e {COUNTS} ] && [ $i -lt 10 ]; do sleep 1; i=$((i + 1)); done
 if [ -e {COUNTS} ]; then
     cat {COUNTS} > /out/counts
 fi
