@@ -217,3 +217,33 @@ def test_checked_in_thumb2_results_record_no_crash() -> None:
                  "fgraph-stacktrace.tc", "fgraph-thresh-tree.tc"):
         assert thumb2.results["ftrace/" + name] == "PASS", name
     assert thumb2.results["ftrace/fgraph-filter.tc"] == "PASS"
+
+
+def test_tests_are_dealt_out_to_guests_and_merged(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    runs: dict[Path, list[str]] = {}
+
+    def one_guest(config: object, tests: list[str], smp: int,
+                  timeout: float, out_dir: Path) -> Results:
+        runs[out_dir] = tests
+        got = Results({t: "PASS" for t in tests}, boots=1)
+        got.durations = {t: 1.0 for t in tests}
+        return got
+
+    monkeypatch.setattr(selftest, "_run_in_one_guest", one_guest)
+    monkeypatch.setattr(selftest.guest, "initramfs", lambda **kw: None)
+    monkeypatch.setattr(selftest.guest, "suite_tools", lambda arch: None)
+    config = type("Config", (), {"arch": None})()
+    tests = [f"t{i}.tc" for i in range(7)]
+    got = selftest.run_tests(config, tests, 2, 300, tmp_path,  # type: ignore
+                             guests=3)
+    assert sorted(runs) == [tmp_path / f"guest-{n}" for n in (1, 2, 3)]
+    assert runs[tmp_path / "guest-1"] == ["t0.tc", "t3.tc", "t6.tc"]
+    assert sorted(t for share in runs.values() for t in share) == tests
+    assert sorted(got.results) == tests and got.boots == 3
+    assert sorted(got.durations) == tests
+    # One guest: the tests run in out_dir itself, as before
+    runs.clear()
+    selftest.run_tests(config, tests[:1], 2, 300, tmp_path,  # type: ignore
+                       guests=3)
+    assert runs == {tmp_path: ["t0.tc"]}

@@ -208,7 +208,8 @@ def ftracetest(config: build.KernelConfig, patterns: List[str],
     tree = build.source_tree(config)
     tests = selftest.select(tree, patterns, ci=True)
     out = cache_dir() / "check" / out_name
-    got = selftest.run_tests(config, tests, 2, 300, out)
+    got = selftest.run_tests(config, tests, 2, 300, out,
+                             selftest.parallel_guests())
     got.save(out / "results.txt", [f"ftracetest on {config.name} (make check)"])
     got.save_durations(out / "durations.txt")
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -122,8 +124,50 @@ def load_reasons(path: Path = REASONS) -> Dict[str, str]:
     return reasons
 
 
+def parallel_guests() -> int:
+    """How many guests a long run of tests takes at once: one per host
+    core, up to four.  ftracetest is mostly one shell running at a time,
+    so a guest keeps about one core busy whatever its -smp."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
 def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
-              per_test_timeout: float, out_dir: Path) -> Results:
+              per_test_timeout: float, out_dir: Path,
+              guests: int = 1) -> Results:
+    """Run tests in guests booted from config, each guest with -smp smp.
+
+    With guests above 1, the tests are dealt out in turn to that many
+    guests that run at once, each with its logs in out_dir/guest-N, and
+    their results are merged.
+    """
+    guests = max(1, min(guests, len(tests)))
+    if guests == 1:
+        return _run_in_one_guest(config, tests, smp, per_test_timeout,
+                                 out_dir)
+    start = time.monotonic()
+    # Built once, not by each thread at the same time
+    guest.initramfs(arch=config.arch)
+    guest.suite_tools(config.arch)
+    with ThreadPoolExecutor(guests) as pool:
+        parts = list(pool.map(
+            lambda n: _run_in_one_guest(config, tests[n::guests], smp,
+                                        per_test_timeout,
+                                        out_dir / f"guest-{n + 1}"),
+            range(guests)))
+    results = Results()
+    for part in parts:
+        results.results.update(part.results)
+        results.durations.update(part.durations)
+        results.boots += part.boots
+    results.seconds = time.monotonic() - start
+    return results
+
+
+def _run_in_one_guest(config: build.KernelConfig, tests: List[str],
+                      smp: int, per_test_timeout: float,
+                      out_dir: Path) -> Results:
+    """Run tests in one guest after the other, booting it again after a
+    test that hangs or crashes it."""
     tree = build.source_tree(config)
     ftrace = tree / FTRACE_DIR
     results = Results()
@@ -247,8 +291,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     out_dir = Path(args.out) if args.out else \
         cache_dir() / "selftest" / args.config
     log(f"selftest: {len(tests)} ftracetest files on {args.config}, "
-        f"-smp {args.smp}; logs in {out_dir}")
-    got = run_tests(config, tests, args.smp, args.test_timeout, out_dir)
+        f"-smp {args.smp}, {args.guests} guest(s); logs in {out_dir}")
+    got = run_tests(config, tests, args.smp, args.test_timeout, out_dir,
+                    args.guests)
     got.save(out_dir / "results.txt",
              [f"ftracetest on {args.config}, -smp {args.smp}, TCG"])
     got.save_durations(out_dir / "durations.txt")
@@ -360,6 +405,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="ci leaves out the tests listed in "
                    "scripts/expected/ftracetest-ci-skip.txt")
     p.add_argument("--smp", type=int, default=2)
+    p.add_argument("--guests", type=int, default=1,
+                   help="run the tests in this many guests at once "
+                   "(make check takes one per host core, up to 4)")
     p.add_argument("--test-timeout", type=float, default=300,
                    help="seconds one test file may take (300)")
     p.add_argument("--out", help="where logs and results go")
