@@ -1267,6 +1267,7 @@ static struct {
 	u64			idle_ns;	/* when the writer went idle */
 	u64			got_last_ns;	/* when the reader read last_id */
 	u64			full_back_ns;	/* the full waiter's first return after idle */
+	unsigned long		wakeups_after_last; /* of the reader, once it had last_id */
 	unsigned long		read;
 	unsigned long		read_early;	/* before the writer went idle */
 	unsigned long		corrupt;
@@ -1348,6 +1349,8 @@ static int wr_reader_fn(void *arg)
 
 	while (!READ_ONCE(wr.stop)) {
 		ring_buffer_wait(wr.buffer, wr.cpu, 0, NULL, NULL);
+		if (wr.got_last_ns)
+			wr.wakeups_after_last++;
 		while ((event = ring_buffer_consume(wr.buffer, wr.cpu, &ts,
 						    NULL))) {
 			data = ring_buffer_event_data(event);
@@ -1394,6 +1397,8 @@ static int wr_full_fn(void *arg)
  * CPU. No event that the reader consumed may be rewound or padded
  * afterwards, and both waiters must return within about one rewind
  * window after the writer went idle, the reader with the last event.
+ * The reader must then sleep: nothing wakes it while the writer stays
+ * idle.
  */
 static void rw_test_window_waiters(struct kunit *test)
 {
@@ -1443,6 +1448,8 @@ static void rw_test_window_waiters(struct kunit *test)
 		   div_s64(wr.got_last_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL,
 		   wr.full_back_ns ?
 		   div_s64(wr.full_back_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL);
+	kunit_info(test, "reader woken %lu times after it had the last event\n",
+		   wr.wakeups_after_last);
 	KUNIT_EXPECT_GT(test, wr.read_early, 0UL);
 	KUNIT_EXPECT_GT(test, wr.rewinds, 0UL);
 	KUNIT_EXPECT_EQ(test, wr.corrupt, 0UL);
@@ -1452,6 +1459,11 @@ static void rw_test_window_waiters(struct kunit *test)
 	KUNIT_EXPECT_NE(test, wr.full_back_ns, 0ULL);
 	KUNIT_EXPECT_LE(test, (s64)(wr.full_back_ns - wr.idle_ns),
 			(s64)(WR_WINDOW_NS + WR_SLACK_NS));
+	/*
+	 * Nothing is left to read: the writer's empty page must not wake
+	 * the reader every window, some 15 times in the sleep above.
+	 */
+	KUNIT_EXPECT_LE(test, wr.wakeups_after_last, 2UL);
 
 	/* Recording off wakes the waiters, and lets them read everything */
 	WRITE_ONCE(wr.stop, true);
