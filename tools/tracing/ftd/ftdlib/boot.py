@@ -34,7 +34,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .analysis import matcher
 from .bootholds import is_irq
-from .bootinput import Collector, InitcallLog, Input
+from .bootinput import Collector, InitcallLog, InitcallMark, Input
 from .model import BIG, FtdError
 from .tasks import idle_key, pid_of, task_cpu
 from .timeline import Placed, Timeline
@@ -121,6 +121,23 @@ class Row:
     group: Tuple[str, str, str] = ("", "", "")
 
 
+class Gap(NamedTuple):
+    """Time of the boot path that no record covers."""
+
+    start: int      # ns
+    end: int
+    what: str       # "not traced: ..."
+
+
+class Piece(NamedTuple):
+    """A piece of the boot path: the track that runs it, from when
+    until when."""
+
+    track: str
+    start: int      # ns
+    until: int      # ns, BIG: to the end
+
+
 @dataclasses.dataclass
 class LevelSum:
     """What one initcall level took on the boot path."""
@@ -137,13 +154,13 @@ class BootView:
     end: int
     end_reason: str
     rows: List[Row]
-    gaps: List[Tuple[int, int, str]]
+    gaps: List[Gap]
     level_source: str
     levels: Dict[str, LevelSum]    # by initcall level
     notes: List[str]
     tracks: List[str]              # the boot path's tracks, in order
-    # the boot path: (track, from, until) pieces in time order
-    pieces: List[Tuple[str, int, int]] = dataclasses.field(
+    # the boot path, in time order
+    pieces: List[Piece] = dataclasses.field(
         default_factory=list)
     # do_one_initcall() calls by what named their initcall:
     # "initcall_start events", "dmesg lines", "entry lines" (with
@@ -222,8 +239,9 @@ class Levels:
         return "?"
 
 
-def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
-    """The boot path: (track, from, until) pieces in time order."""
+def _boot_tracks(tl: Timeline) -> Tuple[List[Piece], str]:
+    """The boot path: its pieces in time order, and the track of pid 1
+    it starts in ("" without one)."""
     first: Dict[str, int] = {t: min(v.s) for t, v in tl.tracks.items()
                              if len(v.s)}
     if not first:
@@ -235,7 +253,7 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
             boot_cpu = task_cpu(t)
     idle = idle_key(boot_cpu) if boot_cpu else ""
     init = [t for t in first if pid_of(t) == 1]
-    pieces: List[Tuple[str, int, int]] = []
+    pieces: List[Piece] = []
     if init:
         # pid 1 may have one track per input: the early file names it
         # as it was called when the early records switched to it, the
@@ -243,12 +261,12 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
         init.sort(key=lambda t: first[t])
         it = init[0]
         if idle in first and first[idle] < first[it]:
-            pieces.append((idle, first[idle], first[it]))
+            pieces.append(Piece(idle, first[idle], first[it]))
         for a, b in zip(init, init[1:] + [""]):
-            pieces.append((a, first[a], first[b] if b else BIG))
+            pieces.append(Piece(a, first[a], first[b] if b else BIG))
         return pieces, it
     if idle in first:
-        pieces.append((idle, first[idle], BIG))
+        pieces.append(Piece(idle, first[idle], BIG))
     return pieces, ""
 
 
@@ -307,13 +325,13 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     notes += levels.notes
 
     starts = sorted(col.starts)
-    start_ts = [t for t, _ in starts]
+    start_ts = [s.ts for s in starts]
 
     def initcall_name(rec: Placed) -> str:
         """The initcall_start event inside a do_one_initcall() call."""
         i = bisect.bisect_left(start_ts, rec.start)
-        if i < len(starts) and starts[i][0] < rec.end:
-            return starts[i][1]
+        if i < len(starts) and starts[i].ts < rec.end:
+            return starts[i].fn
         return ""
 
     # the initcall of each do_one_initcall() call, from what names it:
@@ -335,8 +353,8 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             ic_recs.append(r)
             kids[id(r)] = []
     del nstack
-    log = dmesg.lines if dmesg is not None else []
-    log_ts = [t for t, _ in log]
+    log: List[InitcallMark] = dmesg.lines if dmesg is not None else []
+    log_ts = [m.ts for m in log]
     named: Dict[int, str] = {}
     sources: Dict[str, int] = {}
     for r in ic_recs:
@@ -344,8 +362,8 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if not name and log:
             # the printk time is cut to us
             i = bisect.bisect_left(log_ts, r.start - 999)
-            if i < len(log) and log[i][0] <= r.end:
-                name, how = log[i][1], "dmesg lines"
+            if i < len(log) and log[i].ts <= r.end:
+                name, how = log[i].fn, "dmesg lines"
         if not name:
             own = {k for k in kids[id(r)]
                    if (k in sysmap if sysmap else not is_not_initcall(k))}
@@ -535,7 +553,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         gfirst[r.group], r.group, (r.kind, r.level, r.name) != r.group,
         r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
-                    levels.source, lv_sum, notes, [p[0] for p in pieces],
+                    levels.source, lv_sum, notes, [p.track for p in pieces],
                     list(pieces), sources, [short for short, _ in late])
 
 
@@ -550,7 +568,7 @@ is_probe_wrapper = matcher(list(PROBE_ENTRY) + [
     "sdio_bus_probe", "serio_driver_probe", "*_bus_probe"])
 
 
-def _full_notes(inputs: List[Input], gaps: List[Tuple[int, int, str]]
+def _full_notes(inputs: List[Input], gaps: List[Gap]
                 ) -> List[str]:
     """What closes a gap between two inputs that the early buffer
     filling up left."""
@@ -592,7 +610,7 @@ class LateCpu(NamedTuple):
     first_cpu: str  # the CPU of the input's first line
 
 
-def _late_cpus(inputs: List[Input], gaps: List[Tuple[int, int, str]],
+def _late_cpus(inputs: List[Input], gaps: List[Gap],
                total: int) -> List[Tuple["LateCpu", str]]:
     """The CPUs of an input whose first line comes long after the
     input's first line (a tenth of the boot or more, and a second or
@@ -640,20 +658,19 @@ GAP_LEVEL = "not traced: initcall level "
 
 def _gaps(col: Collector, tops: List[Placed], start: int, end: int,
           names: List[str], levels: Levels,
-          level_of: Callable[[Placed], str]
-          ) -> List[Tuple[int, int, str]]:
+          level_of: Callable[[Placed], str]) -> List[Gap]:
     """Time of the boot path that no record covers, named: between two
     inputs, inside an initcall level (between two traced initcalls: the
     initcalls shorter than the threshold), or between records."""
     bounds = sorted((i.first, i.last, i.name) for i in col.inputs
                     if i.calls)
-    out: List[Tuple[int, int, str]] = []
+    out: List[Gap] = []
 
     def add(a: int, b: int, prev: Optional[Placed],
             nxt: Optional[Placed]) -> None:
         for (_, l1, n1), (f2, _, n2) in zip(bounds, bounds[1:]):
             if a <= l1 and b >= f2:
-                out.append((a, b, "not traced: between %s and %s" % (
+                out.append(Gap(a, b, "not traced: between %s and %s" % (
                     n1, n2)))
                 return
         if prev is not None and nxt is not None and \
@@ -667,10 +684,10 @@ def _gaps(col: Collector, tops: List[Placed], start: int, end: int,
                     lv = levels.level("", y - 1)
                 else:
                     lv = lp if lp == ln else "%s..%s" % (lp, ln)
-                out.append((x, y, GAP_LEVEL + "%s (initcalls under the "
-                            "threshold)" % lv))
+                out.append(Gap(x, y, GAP_LEVEL + "%s (initcalls under "
+                               "the threshold)" % lv))
             return
-        out.append((a, b, "not traced: between records"))
+        out.append(Gap(a, b, "not traced: between records"))
 
     t = start
     prev: Optional[Placed] = None

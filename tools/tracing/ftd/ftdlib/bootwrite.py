@@ -218,7 +218,7 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
                             key=lambda kv: _lv_key(kv[0])):
             out.write("  %-12s %4d initcalls %12.3f ms\n" % (
                 level_label(lv), v.initcalls, v.ns / 1e6))
-    big = sorted(view.gaps, key=lambda g: g[0] - g[1])[:5]
+    big = sorted(view.gaps, key=lambda g: g.start - g.end)[:5]
     if big:
         out.write("\nLargest gaps (ms):\n")
         for a, b, name in sorted(big):
