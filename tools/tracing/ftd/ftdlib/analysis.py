@@ -206,13 +206,15 @@ def backtraces(roots: Roots, func: str) -> List[Tuple[Tuple[str, ...],
 
 def folded(roots: Roots, weight: str = "time", by_task: bool = False,
            focus: Optional[str] = None,
-           negative: Optional[List[int]] = None
-           ) -> Iterator[Tuple[str, int]]:
+           negative: Optional[List[int]] = None,
+           first_seen: bool = False) -> Iterator[Tuple[str, int]]:
     """Folded stacks: (a;b;c, value).  With weight "time" the value is
     the local time in ns of calls on exactly that stack, with "count"
     the number of those calls.  Stacks whose local time is negative
     (the trace's callees outlast their caller) cannot be drawn: they
-    are left out, and counted in negative as [stacks, ns]."""
+    are left out, and counted in negative as [stacks, ns].  The stacks
+    come sorted by name, or with first_seen in the order of the trees
+    (every node's callees in the order they were added)."""
     agg: Dict[str, int] = {}
     for task, root in roots.items():
         prefix: Tuple[str, ...] = (task_name(task),) if by_task else ()
@@ -226,7 +228,7 @@ def folded(roots: Roots, weight: str = "time", by_task: bool = False,
                 continue
             key = ";".join(path)
             agg[key] = agg.get(key, 0) + v
-    for k in sorted(agg):
+    for k in agg if first_seen else sorted(agg):
         v = agg[k]
         if v > 0:
             yield k, v
@@ -276,6 +278,10 @@ def ordered_folded(tl: Timeline, by_task: bool = True
             if until > t:
                 t = until
 
+        # plain tuples read by position, in Placed's order: this loop
+        # runs once per call, and Placed records with their field names
+        # cost 0.3 us more a call here (0.45 against 0.29 s for 500 K
+        # calls of a Lane)
         for p in recs.rows():
             rec = [p[0], p[1], p[2], p[3]]     # start, end, level, fid
             while stack and stack[-1][2] >= rec[2]:

@@ -34,10 +34,10 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .analysis import matcher
 from .bootholds import is_irq
-from .bootinput import Collector, InitcallLog, Input
+from .bootinput import Collector, InitcallLog, InitcallMark, Input
 from .model import BIG, FtdError
 from .tasks import idle_key, pid_of, task_cpu
-from .timeline import Timeline
+from .timeline import Placed, Timeline
 
 # printk and console output: the printk entry points, the console
 # flush and the console drivers' write functions (pl011 on the QEMU
@@ -121,6 +121,32 @@ class Row:
     group: Tuple[str, str, str] = ("", "", "")
 
 
+class Gap(NamedTuple):
+    """Time of the boot path that no record covers."""
+
+    start: int      # ns
+    end: int
+    what: str       # "not traced: ..."
+
+
+class Piece(NamedTuple):
+    """A piece of the boot path: the track that runs it, from when
+    until when."""
+
+    track: str
+    start: int      # ns
+    until: int      # ns, BIG: to the end
+
+
+@dataclasses.dataclass
+class LevelSum:
+    """What one initcall level took on the boot path."""
+
+    initcalls: int = 0  # the initcalls the trace names
+    ns: int = 0         # its time, with its initcalls' delays and
+                        # console output and the untraced initcalls
+
+
 @dataclasses.dataclass
 class BootView:
     inputs: List[Input]
@@ -128,13 +154,13 @@ class BootView:
     end: int
     end_reason: str
     rows: List[Row]
-    gaps: List[Tuple[int, int, str]]
+    gaps: List[Gap]
     level_source: str
-    levels: Dict[str, List[int]]   # level -> [initcalls, ns]
+    levels: Dict[str, LevelSum]    # by initcall level
     notes: List[str]
     tracks: List[str]              # the boot path's tracks, in order
-    # the boot path: (track, from, until) pieces in time order
-    pieces: List[Tuple[str, int, int]] = dataclasses.field(
+    # the boot path, in time order
+    pieces: List[Piece] = dataclasses.field(
         default_factory=list)
     # do_one_initcall() calls by what named their initcall:
     # "initcall_start events", "dmesg lines", "entry lines" (with
@@ -213,8 +239,9 @@ class Levels:
         return "?"
 
 
-def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
-    """The boot path: (track, from, until) pieces in time order."""
+def _boot_tracks(tl: Timeline) -> Tuple[List[Piece], str]:
+    """The boot path: its pieces in time order, and the track of pid 1
+    it starts in ("" without one)."""
     first: Dict[str, int] = {t: min(v.s) for t, v in tl.tracks.items()
                              if len(v.s)}
     if not first:
@@ -226,7 +253,7 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
             boot_cpu = task_cpu(t)
     idle = idle_key(boot_cpu) if boot_cpu else ""
     init = [t for t in first if pid_of(t) == 1]
-    pieces: List[Tuple[str, int, int]] = []
+    pieces: List[Piece] = []
     if init:
         # pid 1 may have one track per input: the early file names it
         # as it was called when the early records switched to it, the
@@ -234,12 +261,12 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Tuple[str, int, int]], str]:
         init.sort(key=lambda t: first[t])
         it = init[0]
         if idle in first and first[idle] < first[it]:
-            pieces.append((idle, first[idle], first[it]))
+            pieces.append(Piece(idle, first[idle], first[it]))
         for a, b in zip(init, init[1:] + [""]):
-            pieces.append((a, first[a], first[b] if b else BIG))
+            pieces.append(Piece(a, first[a], first[b] if b else BIG))
         return pieces, it
     if idle in first:
-        pieces.append((idle, first[idle], BIG))
+        pieces.append(Piece(idle, first[idle], BIG))
     return pieces, ""
 
 
@@ -259,51 +286,52 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                      "needs funcgraph-proc to tell pid 1 apart")
     names = tl.name_list
     # nested records of the boot path, clipped to their pieces
-    recs: List[List[int]] = []
+    recs: List[Placed] = []
     for track, lo, hi in pieces:
         # the first lane: its calls nest, and do not overlap in time
         # (the calls of the other lanes overlap them)
         for p in tl.lanes(track)[0]:
-            if p[0] >= hi or p[1] <= lo:
+            if p.start >= hi or p.end <= lo:
                 continue
-            recs.append([max(p[0], lo), min(p[1], hi), p[2], p[3]])
+            recs.append(Placed(max(p.start, lo), min(p.end, hi), p.level,
+                               p.fid, p.flags, p.dur))
     # the end of the boot: the exec of /init by pid 1
-    end = max(r[1] for r in recs)
+    end = max(r.end for r in recs)
     if until is not None:
         end, end_reason = until, "--until"
     else:
-        ends = [r for r in recs if names[r[3]] in END_FUNCS]
+        ends = [r for r in recs if names[r.fid] in END_FUNCS]
         if ends and init:
-            first_end = min(ends, key=lambda r: (r[0], r[2]))
-            end = first_end[1]
+            first_end = min(ends, key=lambda r: (r.start, r.level))
+            end = first_end.end
             end_reason = "return of %s() (exec of /init)" % \
-                names[first_end[3]]
+                names[first_end.fid]
         else:
             end_reason = "last record: no run_init_process() or " \
                 "kernel_execve() of pid 1"
             notes.append("no exec of /init found on the boot path: the "
                          "view ends at the last record")
-    recs = [[r[0], min(r[1], end), r[2], r[3]] for r in recs
-            if r[0] < end]
+    recs = [Placed(r.start, min(r.end, end), r.level, r.fid, r.flags,
+                   r.dur) for r in recs if r.start < end]
     if not recs:
         raise FtdError("no calls of the boot path before the end of the "
                        "boot (%.6f s)" % (end / 1e9))
-    start = min(r[0] for r in recs)
-    level_calls = [(r[0], r[1]) for r in recs
-                   if names[r[3]] == "do_initcall_level"]
-    pre_smp = [(r[0], r[1]) for r in recs
-               if names[r[3]] == "do_pre_smp_initcalls"]
+    start = min(r.start for r in recs)
+    level_calls = [(r.start, r.end) for r in recs
+                   if names[r.fid] == "do_initcall_level"]
+    pre_smp = [(r.start, r.end) for r in recs
+               if names[r.fid] == "do_pre_smp_initcalls"]
     levels = Levels(col.events, sysmap, level_calls, pre_smp)
     notes += levels.notes
 
     starts = sorted(col.starts)
-    start_ts = [t for t, _ in starts]
+    start_ts = [s.ts for s in starts]
 
-    def initcall_name(rec: List[int]) -> str:
+    def initcall_name(rec: Placed) -> str:
         """The initcall_start event inside a do_one_initcall() call."""
-        i = bisect.bisect_left(start_ts, rec[0])
-        if i < len(starts) and starts[i][0] < rec[1]:
-            return starts[i][1]
+        i = bisect.bisect_left(start_ts, rec.start)
+        if i < len(starts) and starts[i].ts < rec.end:
+            return starts[i].fn
         return ""
 
     # the initcall of each do_one_initcall() call, from what names it:
@@ -313,29 +341,29 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     # do_one_initcall()'s own callees, an interrupt, the scheduler,
     # printk or a delay); never from a callee further down
     kids: Dict[int, List[str]] = {}
-    ic_recs: List[List[int]] = []
-    nstack: List[List[int]] = []
+    ic_recs: List[Placed] = []
+    nstack: List[Placed] = []
     for r in recs:
-        while nstack and nstack[-1][2] >= r[2]:
+        while nstack and nstack[-1].level >= r.level:
             nstack.pop()
         if nstack and id(nstack[-1]) in kids:
-            kids[id(nstack[-1])].append(names[r[3]])
+            kids[id(nstack[-1])].append(names[r.fid])
         nstack.append(r)
-        if names[r[3]] == "do_one_initcall":
+        if names[r.fid] == "do_one_initcall":
             ic_recs.append(r)
             kids[id(r)] = []
     del nstack
-    log = dmesg.lines if dmesg is not None else []
-    log_ts = [t for t, _ in log]
+    log: List[InitcallMark] = dmesg.lines if dmesg is not None else []
+    log_ts = [m.ts for m in log]
     named: Dict[int, str] = {}
     sources: Dict[str, int] = {}
     for r in ic_recs:
         name, how = initcall_name(r), "initcall_start events"
         if not name and log:
             # the printk time is cut to us
-            i = bisect.bisect_left(log_ts, r[0] - 999)
-            if i < len(log) and log[i][0] <= r[1]:
-                name, how = log[i][1], "dmesg lines"
+            i = bisect.bisect_left(log_ts, r.start - 999)
+            if i < len(log) and log[i].ts <= r.end:
+                name, how = log[i].fn, "dmesg lines"
         if not name:
             own = {k for k in kids[id(r)]
                    if (k in sysmap if sysmap else not is_not_initcall(k))}
@@ -354,7 +382,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             "does the trace use the local clock (printk's)?" % dmesg.path)
 
     rows: Dict[Tuple[str, str, str], Row] = {}
-    lv_sum: Dict[str, List[int]] = {}   # level -> [initcalls, ns]
+    lv_sum: Dict[str, LevelSum] = {}
 
     def give(kind: str, level: str, name: str, ns: int, t: int,
              group: Optional[Tuple[str, str, str]] = None) -> None:
@@ -365,13 +393,13 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if row is None:
             row = rows[key] = Row(kind, level, name, group=group or key)
             if kind == "initcall" and not name.startswith("("):
-                lv_sum.setdefault(level, [0, 0])[0] += 1
+                lv_sum.setdefault(level, LevelSum()).initcalls += 1
         row.ns += ns
         if t < row.first:
             row.first = t
 
-    def phase(stack: List[List[int]]) -> Tuple[str, str, str]:
-        path = [names[r[3]] for r in stack]
+    def phase(stack: List[Placed]) -> Tuple[str, str, str]:
+        path = [names[r.fid] for r in stack]
         for i, fn in enumerate(path):
             if fn in WRAPPERS:
                 continue
@@ -386,7 +414,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 call = ""
                 if path[j - 1] == "do_one_initcall":
                     call = named.get(id(stack[j - 1]), "") or NOT_TRACED
-                t = stack[min(j, len(stack) - 1)][0]
+                t = stack[min(j, len(stack) - 1)].start
                 lv = levels.level(call, t)
                 return "initcall", lv, call or "(rest of the level)"
             return "other", "", fn
@@ -397,34 +425,34 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
     # bus probe functions only (not really_probe()'s or the bus's own
     # helpers, like of_irq_get() in amba_probe())
     drivers: Dict[int, str] = {}
-    pstack: List[List[int]] = []
+    pstack: List[Placed] = []
     for r in recs:
-        while pstack and pstack[-1][2] >= r[2]:
+        while pstack and pstack[-1].level >= r.level:
             pstack.pop()
         pstack.append(r)
-        fn = names[r[3]]
+        fn = names[r.fid]
         if is_probe_wrapper(fn) or len(pstack) < 2 or \
                 not fn.endswith("probe"):
             continue
         k = len(pstack) - 2
-        while k >= 0 and is_probe_wrapper(names[pstack[k][3]]) and \
-                names[pstack[k][3]] not in PROBE_ENTRY:
+        while k >= 0 and is_probe_wrapper(names[pstack[k].fid]) and \
+                names[pstack[k].fid] not in PROBE_ENTRY:
             k -= 1
         if k >= 0 and k < len(pstack) - 2 and \
-                names[pstack[k][3]] in PROBE_ENTRY:
+                names[pstack[k].fid] in PROBE_ENTRY:
             drivers.setdefault(id(pstack[k]), fn)
     del pstack
 
-    def probe(stack: List[List[int]]) -> Optional[str]:
+    def probe(stack: List[Placed]) -> Optional[str]:
         """The driver probe function of the innermost device probe on
         the stack, "" when the trace does not show it, None when no
         probe is on the stack."""
         for r in reversed(stack):
-            if names[r[3]] in PROBE_ENTRY:
+            if names[r.fid] in PROBE_ENTRY:
                 return drivers.get(id(r), "")
         return None
 
-    def where(stack: List[List[int]]) -> Tuple[Tuple[str, str, str], str]:
+    def where(stack: List[Placed]) -> Tuple[Tuple[str, str, str], str]:
         """The phase of a stack (the group of its row) and its name in
         the names of delay and console rows."""
         key = phase(stack)
@@ -436,11 +464,11 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 text = "probe %s (%s)" % (drv or "(not traced)", text)
         return key, text
 
-    def charge(stack: List[List[int]], kind: str, lv: str, name: str
+    def charge(stack: List[Placed], kind: str, lv: str, name: str
                ) -> Tuple[str, str, str, Optional[Tuple[str, str, str]]]:
         """The row that the own time of the innermost record of stack
         goes to (kind, level, name) and the phase it is shown under."""
-        path = [names[x[3]] for x in stack]
+        path = [names[x.fid] for x in stack]
         if kind == "initcall" and not DEBUG_SET.isdisjoint(path):
             # initcall_debug's callbacks and their console output
             return "initcall_debug", "", DEBUG_ROW, None
@@ -459,46 +487,46 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 (kind, lv, name)
         return kind, lv, name, None
 
-    def close(stack: List[List[int]], child: List[int]) -> None:
+    def close(stack: List[Placed], child: List[int]) -> None:
         r = stack[-1]
-        own = (r[1] - r[0]) - child[-1]
+        own = (r.end - r.start) - child[-1]
         kind, lv, name = phase(stack)
         if kind == "initcall":
-            lv_sum.setdefault(lv, [0, 0])[1] += own
+            lv_sum.setdefault(lv, LevelSum()).ns += own
         k, level, text, grp = charge(stack, kind, lv, name)
-        give(k, level, text, own, r[0], grp)
+        give(k, level, text, own, r.start, grp)
         stack.pop()
         child.pop()
         if child:
-            child[-1] += r[1] - r[0]
+            child[-1] += r.end - r.start
 
     # exclusive time of every record, by its stack; recs are in the
     # order nested() built them, pieces one after the other, so the
     # levels alone say who is whose caller
-    stack: List[List[int]] = []
+    stack: List[Placed] = []
     child: List[int] = []
-    tops: List[List[int]] = []
+    tops: List[Placed] = []
     callee: Dict[int, str] = {}   # id of a top record -> first callee
     for r in recs:
-        while stack and stack[-1][2] >= r[2]:
+        while stack and stack[-1].level >= r.level:
             close(stack, child)
         if not stack:
             tops.append(r)
         elif len(stack) == 1 and id(stack[0]) not in callee:
-            callee[id(stack[0])] = names[r[3]]
+            callee[id(stack[0])] = names[r.fid]
         stack.append(r)
         child.append(0)
     while stack:
         close(stack, child)
 
-    def level_of(top: List[int]) -> str:
-        return levels.level(callee.get(id(top), ""), top[0])
+    def level_of(top: Placed) -> str:
+        return levels.level(callee.get(id(top), ""), top.start)
     gaps = _gaps(col, tops, start, end, names, levels, level_of)
     for a, b, name in gaps:
         lv = ""
         if name.startswith(GAP_LEVEL):
             lv = name[len(GAP_LEVEL):].split(" ")[0]
-            lv_sum.setdefault(lv, [0, 0])[1] += b - a
+            lv_sum.setdefault(lv, LevelSum()).ns += b - a
         give("gap", lv, name, b - a, a)
 
     if levels.source == "none" and lv_sum:
@@ -525,7 +553,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         gfirst[r.group], r.group, (r.kind, r.level, r.name) != r.group,
         r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
-                    levels.source, lv_sum, notes, [p[0] for p in pieces],
+                    levels.source, lv_sum, notes, [p.track for p in pieces],
                     list(pieces), sources, [short for short, _ in late])
 
 
@@ -540,7 +568,7 @@ is_probe_wrapper = matcher(list(PROBE_ENTRY) + [
     "sdio_bus_probe", "serio_driver_probe", "*_bus_probe"])
 
 
-def _full_notes(inputs: List[Input], gaps: List[Tuple[int, int, str]]
+def _full_notes(inputs: List[Input], gaps: List[Gap]
                 ) -> List[str]:
     """What closes a gap between two inputs that the early buffer
     filling up left."""
@@ -582,7 +610,7 @@ class LateCpu(NamedTuple):
     first_cpu: str  # the CPU of the input's first line
 
 
-def _late_cpus(inputs: List[Input], gaps: List[Tuple[int, int, str]],
+def _late_cpus(inputs: List[Input], gaps: List[Gap],
                total: int) -> List[Tuple["LateCpu", str]]:
     """The CPUs of an input whose first line comes long after the
     input's first line (a tenth of the boot or more, and a second or
@@ -628,27 +656,26 @@ INITCALL_FUNCS = ("do_initcall_level", "do_pre_smp_initcalls",
 GAP_LEVEL = "not traced: initcall level "
 
 
-def _gaps(col: Collector, tops: List[List[int]], start: int, end: int,
+def _gaps(col: Collector, tops: List[Placed], start: int, end: int,
           names: List[str], levels: Levels,
-          level_of: Callable[[List[int]], str]
-          ) -> List[Tuple[int, int, str]]:
+          level_of: Callable[[Placed], str]) -> List[Gap]:
     """Time of the boot path that no record covers, named: between two
     inputs, inside an initcall level (between two traced initcalls: the
     initcalls shorter than the threshold), or between records."""
     bounds = sorted((i.first, i.last, i.name) for i in col.inputs
                     if i.calls)
-    out: List[Tuple[int, int, str]] = []
+    out: List[Gap] = []
 
-    def add(a: int, b: int, prev: Optional[List[int]],
-            nxt: Optional[List[int]]) -> None:
+    def add(a: int, b: int, prev: Optional[Placed],
+            nxt: Optional[Placed]) -> None:
         for (_, l1, n1), (f2, _, n2) in zip(bounds, bounds[1:]):
             if a <= l1 and b >= f2:
-                out.append((a, b, "not traced: between %s and %s" % (
+                out.append(Gap(a, b, "not traced: between %s and %s" % (
                     n1, n2)))
                 return
         if prev is not None and nxt is not None and \
-                names[prev[3]] in INITCALL_FUNCS and \
-                names[nxt[3]] in INITCALL_FUNCS:
+                names[prev.fid] in INITCALL_FUNCS and \
+                names[nxt.fid] in INITCALL_FUNCS:
             # split at level events inside the gap
             cuts = [t for t, _ in levels.events if a < t < b]
             lp, ln = level_of(prev), level_of(nxt)
@@ -657,18 +684,20 @@ def _gaps(col: Collector, tops: List[List[int]], start: int, end: int,
                     lv = levels.level("", y - 1)
                 else:
                     lv = lp if lp == ln else "%s..%s" % (lp, ln)
-                out.append((x, y, GAP_LEVEL + "%s (initcalls under the "
-                            "threshold)" % lv))
+                out.append(Gap(x, y, GAP_LEVEL + "%s (initcalls under "
+                               "the threshold)" % lv))
             return
-        out.append((a, b, "not traced: between records"))
+        out.append(Gap(a, b, "not traced: between records"))
 
     t = start
-    prev: Optional[List[int]] = None
-    for r in sorted(tops):
-        if r[0] > t:
-            add(t, r[0], prev, r)
-        if r[1] > t:
-            t = r[1]
+    prev: Optional[Placed] = None
+    # in the order of (start, end, level, function) alone, as records
+    # equal in those keep the order the boot path gave them
+    for r in sorted(tops, key=lambda r: (r.start, r.end, r.level, r.fid)):
+        if r.start > t:
+            add(t, r.start, prev, r)
+        if r.end > t:
+            t = r.end
         prev = r
     if t < end:
         add(t, end, prev, None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .layout import SCHED_SWITCH_RE
 from .model import BIG, FtdError
@@ -139,6 +139,14 @@ class Input:
             "buffer filled up" in self.until or self.dropped > 0
 
 
+class InitcallMark(NamedTuple):
+    """An initcall named at a time: an initcall:initcall_start event,
+    or initcall_debug's line in a kernel log."""
+
+    ts: int         # ns
+    fn: str         # the initcall
+
+
 class Collector:
     """Collects the calls and initcall_level events of several inputs
     into one Timeline, one track per task, with the idle task of each
@@ -148,7 +156,7 @@ class Collector:
         self.tl = Timeline("task")
         self.inputs: List[Input] = []
         self.events: List[Tuple[int, str, str]] = []   # ts, track, level
-        self.starts: List[Tuple[int, str]] = []   # initcall_start: ts, fn
+        self.starts: List[InitcallMark] = []   # initcall_start events
         self.cur = Input("-")
         self._open: List[Call] = []
         self.sched = SchedEvents()
@@ -235,7 +243,7 @@ class Collector:
             self.events.append((ts, self.track(key, cpu), m.group(1)))
         m = START_EVENT_RE.match(text)
         if m:
-            self.starts.append((ts, m.group(1)))
+            self.starts.append(InitcallMark(ts, m.group(1)))
         c = self.cur
         if ts < c.first:
             c.first = ts
@@ -345,11 +353,11 @@ DMESG_RET_RE = re.compile(
 
 @dataclasses.dataclass
 class InitcallLog:
-    """initcall_debug's lines of pid 1 in a kernel log: (printk time in
-    ns, initcall), in time order; the printk time is cut to us."""
+    """initcall_debug's lines of pid 1 in a kernel log, in time order
+    (the printk time is cut to us)."""
 
     path: str
-    lines: List[Tuple[int, str]]
+    lines: List[InitcallMark]
 
 
 def read_dmesg(path: str) -> InitcallLog:
@@ -391,4 +399,4 @@ def read_dmesg(path: str) -> InitcallLog:
     # a return line has no pid: taken for pid 1's initcalls
     out += [(t, fn) for t, fn, _ in rets if fn in ones]
     out.sort()
-    return InitcallLog(path, out)
+    return InitcallLog(path, [InitcallMark(t, fn) for t, fn in out])

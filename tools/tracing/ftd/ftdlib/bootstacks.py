@@ -19,10 +19,11 @@ from typing import Dict, Iterator, List, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape
 
 from .boot import BootView, is_console, is_delay
-from .bootholds import Blame, Hold, Tracks
+from .bootholds import Blame, Hold
+from .model import Node
 from .svg import ROW, SCRIPT, Highlighter, frame, head
 from .tasks import pid_of
-from .timeline import Timeline
+from .timeline import Timeline, Tracks
 
 NOT_TRACED = "(not traced)"
 COLORS = [("delay", "#3a78d8", "delay loops and sleeps"),
@@ -31,19 +32,6 @@ COLORS = [("delay", "#3a78d8", "delay loops and sleeps"),
           ("gap", "#b0b0b0", "not traced")]
 COLOR = {k: c for k, c, _ in COLORS}
 
-
-
-class Node:
-    """A merged stack: its time there, its time with its callees, when
-    first seen, its callees in the order first seen."""
-
-    __slots__ = ("own", "total", "first", "kids")
-
-    def __init__(self, first: int) -> None:
-        self.own = 0
-        self.total = 0
-        self.first = first
-        self.kids: Dict[str, "Node"] = {}
 
 
 def boot_stacks(view: BootView, tl: Timeline, holds: Sequence[Hold]
@@ -90,31 +78,24 @@ def _pid(key: str) -> int:
 
 
 def merge(items: Iterator[Tuple[int, int, List[str]]]) -> Node:
-    """The stacks as a tree, children in the order first seen."""
-    root = Node(0)
+    """The stacks as a call tree, children in the order first seen:
+    a node's local time is the time its stack was the innermost, its
+    count the slices of time it was, its total its time with its
+    callees.  analysis.folded(first_seen=True) writes it in boot
+    order."""
+    root = Node("")
     for s, e, stack in items:
         n = root
         n.total += e - s
         for name in stack:
             c = n.kids.get(name)
             if c is None:
-                c = n.kids[name] = Node(s)
+                c = n.kids[name] = Node(name)
             c.total += e - s
             n = c
-        n.own += e - s
+        n.local += e - s
+        n.count += 1
     return root
-
-
-def folded(root: Node) -> Iterator[Tuple[str, int]]:
-    """(stack, ns there) in boot order."""
-    todo: List[Tuple[Node, str]] = [
-        (c, k) for k, c in reversed(list(root.kids.items()))]
-    while todo:
-        n, path = todo.pop()
-        if n.own:
-            yield path, n.own
-        for k, c in reversed(list(n.kids.items())):
-            todo.append((c, path + ";" + k))
 
 
 def kind_of(name: str) -> str:
@@ -186,6 +167,6 @@ def flame_chart(out: TextIO, root: Node, title: str, width: int = 1600,
         else:
             hl.forced.pop(name, None)
         tip = "%s: %.3f ms, %.3f ms here (%.2f%%)" % (
-            name, n.total / 1e6, n.own / 1e6, 100.0 * (e - s))
+            name, n.total / 1e6, n.local / 1e6, 100.0 * (e - s))
         frame(out, name, tip, s, e, top + d * ROW, "0", d, width, pad, hl)
     out.write("<script><![CDATA[%s]]></script>\n</svg>\n" % SCRIPT)

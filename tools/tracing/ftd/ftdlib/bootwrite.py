@@ -52,8 +52,8 @@ def view_dict(view: BootView, rows: Sequence[Row]) -> Dict[str, object]:
         "traced_us": round(view.traced / 1000.0, 3),
         "not_traced_us": round((view.total - view.traced) / 1000.0, 3),
         "level_source": view.level_source,
-        "levels": {lv: {"initcalls": v[0], "time_us": round(v[1] / 1000.0,
-                                                            3)}
+        "levels": {lv: {"initcalls": v.initcalls,
+                        "time_us": round(v.ns / 1000.0, 3)}
                    for lv, v in sorted(view.levels.items(),
                                        key=lambda kv: _lv_key(kv[0]))},
         "rows": row_dicts(view, rows),
@@ -217,8 +217,8 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
         for lv, v in sorted(view.levels.items(),
                             key=lambda kv: _lv_key(kv[0])):
             out.write("  %-12s %4d initcalls %12.3f ms\n" % (
-                level_label(lv), v[0], v[1] / 1e6))
-    big = sorted(view.gaps, key=lambda g: g[0] - g[1])[:5]
+                level_label(lv), v.initcalls, v.ns / 1e6))
+    big = sorted(view.gaps, key=lambda g: g.start - g.end)[:5]
     if big:
         out.write("\nLargest gaps (ms):\n")
         for a, b, name in sorted(big):

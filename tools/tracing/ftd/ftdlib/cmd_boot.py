@@ -87,7 +87,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     from .bootcounts import (count_columns, counts_dict, read_counts,
                              write_counts_text)
     from .bootholds import find_holds
-    from .bootstacks import boot_stacks, flame_chart, folded, merge
+    from .analysis import folded
+    from .bootstacks import boot_stacks, flame_chart, merge
     from .output import write_folded
     from .svg import flamechart
     from .table import write_table
@@ -155,7 +156,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         root = merge(boot_stacks(view, col.tl, holds))
         if a.folded:
             with OutFile(a.folded) as f:
-                write_folded(f, folded(root), "time")
+                write_folded(f, folded({"": root}, first_seen=True),
+                             "time")
         if a.flame:
             with OutFile(a.flame) as f:
                 flame_chart(f, root, a.title or "Boot flame chart: "

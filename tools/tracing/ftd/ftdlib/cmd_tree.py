@@ -11,6 +11,7 @@ from .command import SubParsers, add_common, load, new_parser
 from .model import FtdError
 from .output import write_tree
 from .parse import Walker
+from .table import human_inline
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -42,7 +43,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         out.write("Backtraces of %s:\n" % a.function)
         for i, (path, cnt, tot) in enumerate(backtraces(roots,
                                                         a.function)):
-            out.write("  #%d: %d calls, %.3f us\n" % (i, cnt, tot / 1000.0))
+            out.write("  #%d: %d calls, %s\n" % (i, cnt, human_inline(tot)))
             for j, fn in enumerate(reversed(path)):
                 out.write("    [%d] %s\n" % (j, fn))
         out.write("\n")

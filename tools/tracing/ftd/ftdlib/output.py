@@ -11,7 +11,7 @@ from typing import (Callable, Dict, Iterable, List, Optional,
                     Sequence, TextIO, Tuple)
 
 from .model import FtdError, FuncStats, Node
-from .table import Column, dur_col, int_col, text_col
+from .table import Column, dur_col, human, int_col, text_col
 
 class OutFile:
     """An output file that appears only complete: written under a
@@ -123,10 +123,6 @@ def order_line(keys: Sequence[str], reverse: bool) -> str:
     return line + "\n"
 
 
-def fmt_us(ns: float) -> str:
-    return "%.3f" % (ns / 1000.0)
-
-
 def parse_sort(spec: str) -> List[str]:
     keys = []
     for k in spec.split(","):
@@ -172,9 +168,10 @@ def stats_columns(oncpu: bool = False) -> List[Column]:
 
 def write_tree(out: TextIO, top: Node, max_depth: Optional[int],
                min_ns: int, sort: str = "total") -> None:
-    """uftrace-graph style: TOTAL : (CALLS) name, children indented."""
-    out.write("# %12s %12s %9s  %s\n" % ("TOTAL(us)", "LOCAL(us)",
-                                        "CALLS", "FUNCTION"))
+    """uftrace-graph style: TOTAL : (CALLS) name, children indented.
+    The times with units, as in every text table (table.human())."""
+    out.write("# %12s %12s %9s  %s\n" % ("TOTAL", "LOCAL", "CALLS",
+                                        "FUNCTION"))
 
     def key(n: Node) -> object:
         if sort == "count":
@@ -201,7 +198,7 @@ def write_tree(out: TextIO, top: Node, max_depth: Optional[int],
         if depth:
             guide = prefix + ("`-" if last else "+-")
         out.write("  %12s %12s %9d  %s%s\n" % (
-            fmt_us(n.total), fmt_us(n.local), n.count, guide, n.name))
+            human(n.total), human(n.local), n.count, guide, n.name))
         if max_depth is not None and depth >= max_depth:
             continue
         kids = [k for k in n.kids.values() if k.total >= min_ns

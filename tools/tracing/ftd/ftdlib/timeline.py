@@ -16,11 +16,13 @@ BEFORE.
 from __future__ import annotations
 
 import array
+import bisect
 import heapq
-from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import (Dict, Iterator, List, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from .model import BIG
-from .tasks import task_name
+from .tasks import pid_of, task_name
 from .pairing import CLIP_NS, UNFINISHED, Call
 
 # Flags of a placed call.
@@ -397,3 +399,118 @@ class Timeline:
             for k, recs in enumerate(self.lanes(key)):
                 label = key if k == 0 else "%s (%d)" % (key, k + 1)
                 yield key, label, recs
+
+
+class Tracks:
+    """The first lane of every track of each pid, as sorted lists,
+    for the stack of a thread at a moment and its calls in an interval
+    (the boot holds and the boot stacks)."""
+
+    def __init__(self, tl: Timeline) -> None:
+        self.tl = tl
+        self.by_pid: Dict[int, List[str]] = {}
+        for key in tl.tracks:
+            self.by_pid.setdefault(pid_of(key), []).append(key)
+        self.cache: Dict[str, Tuple[List[int], List[Placed]]] = {}
+        self.first: Dict[int, int] = {}
+        for pid, keys in self.by_pid.items():
+            self.first[pid] = min(min(tl.tracks[k].s) for k in keys
+                                  if len(tl.tracks[k].s))
+
+    def _lane(self, key: str) -> Tuple[List[int], List[Placed]]:
+        """The starts and the placed calls of the first lane of a
+        track."""
+        got = self.cache.get(key)
+        if got is None:
+            lanes = self.tl.lanes(key)
+            recs = list(lanes[0]) if lanes else []
+            got = self.cache[key] = ([r.start for r in recs], recs)
+        return got
+
+    def keys(self, pid: int, t: int) -> List[str]:
+        """The tracks of a pid; the one with records nearest before t
+        first (a pid renamed by exec has one track per name)."""
+        keys = self.by_pid.get(pid, [])
+        if len(keys) < 2:
+            return keys
+
+        def last_before(k: str) -> int:
+            starts = self._lane(k)[0]
+            i = bisect.bisect_right(starts, t)
+            return starts[i - 1] if i else -1
+        return sorted(keys, key=lambda k: -last_before(k))
+
+    def stack_at(self, pid: int, t: int) -> List[str]:
+        """The names of the calls of pid running at t, outermost first."""
+        names = self.tl.name_list
+        for key in self.keys(pid, t):
+            starts, recs = self._lane(key)
+            i = bisect.bisect_right(starts, t) - 1
+            want = 1 << 30
+            out: List[str] = []
+            while i >= 0 and want > 0:
+                r = recs[i]
+                if r.level < want and r.end > t:
+                    out.append(names[r.fid])
+                    want = r.level
+                i -= 1
+            if out:
+                return out[::-1]
+        return []
+
+    def segments(self, pid: int, a: int, b: int
+                 ) -> Iterator[Tuple[int, int, List[str]]]:
+        """(start, end, stack) pieces of [a, b) in which the innermost
+        running call of pid is one call; [] where it is in none."""
+        keys = self.keys(pid, b)
+        if keys:
+            yield from self.lane_segments(keys[0], a, b)
+        else:
+            yield from sweep([], a, b, self.tl.name_list)
+
+    def lane_segments(self, key: str, a: int, b: int
+                      ) -> Iterator[Tuple[int, int, List[str]]]:
+        """segments() of one track: the calls running at a, then those
+        that start inside [a, b)."""
+        starts, lane = self._lane(key)
+        hi = bisect.bisect_left(starts, b)
+        lo = bisect.bisect_left(starts, a)
+        i = lo - 1
+        want = 1 << 30
+        anc: List[Placed] = []
+        while i >= 0 and want > 0:
+            r = lane[i]
+            if r.level < want and r.end > a:
+                anc.append(r)
+                want = r.level
+            i -= 1
+        yield from sweep(anc[::-1] + lane[lo:hi], a, b, self.tl.name_list)
+
+
+def sweep(recs: Sequence[Placed], a: int, b: int,
+          names: List[str]) -> Iterator[Tuple[int, int, List[str]]]:
+    """Nested records in start order, clipped to [a, b): the pieces in
+    which the innermost record is one record, with its stack."""
+    stack: List[Placed] = []
+    t = a
+
+    def emit(stop: int) -> Iterator[Tuple[int, int, List[str]]]:
+        nonlocal t
+        stop = min(stop, b)
+        if stop > t:
+            yield t, stop, [names[r.fid] for r in stack]
+            t = stop
+
+    for r in recs:
+        if r.start >= b:
+            break
+        while stack and (stack[-1].end <= r.start or
+                         stack[-1].level >= r.level):
+            yield from emit(stack[-1].end)
+            stack.pop()
+        yield from emit(r.start)
+        stack.append(r)
+    while stack:
+        yield from emit(stack[-1].end)
+        stack.pop()
+    yield from emit(b)

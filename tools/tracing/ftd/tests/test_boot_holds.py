@@ -17,10 +17,11 @@ import pytest
 
 from boottrace import TASK, Trace, collect
 from conftest import run_ftd
+from ftdlib.analysis import folded
 from ftdlib.boot import BootView
 from ftdlib.bootinput import Collector
 from ftdlib.bootholds import SCHED_CMDLINE, Hold, find_holds
-from ftdlib.bootstacks import boot_stacks, folded, merge
+from ftdlib.bootstacks import boot_stacks, merge
 
 
 def boot_with_holds(chain: bool = True, irq: bool = False) -> Trace:
@@ -193,7 +194,8 @@ def test_wakeup_from_idle_or_interrupt_blames_nobody() -> None:
 
 def test_pseudo_stacks_in_boot_order() -> None:
     view, holds, col = analysed(boot_with_holds().text())
-    items = list(folded(merge(boot_stacks(view, col.tl, holds))))
+    items = list(folded({"": merge(boot_stacks(view, col.tl, holds))},
+                        first_seen=True))
     stacks = dict(items)
     assert stacks["kernel_init;wait_for_initramfs;THREAD unpack-30;"
                   "do_populate_rootfs;unpack_to_rootfs;gunzip"] == 28000000
@@ -278,7 +280,8 @@ def test_no_sched_events(tmp_path: Path) -> None:
     assert j["boot_holds"]["holds"] == []
     assert "trace_event=" in j["boot_holds"]["note"]
     # the wait is still one call with nothing blamed in the chart
-    items = dict(folded(merge(boot_stacks(view, col.tl, holds))))
+    items = dict(folded({"": merge(boot_stacks(view, col.tl, holds))},
+                        first_seen=True))
     assert not any("THREAD" in s for s in items)
 
 

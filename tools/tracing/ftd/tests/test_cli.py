@@ -7,6 +7,7 @@ import bz2
 import gzip
 import lzma
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,6 +129,28 @@ def test_subcommands_run(ftd, tmp_path: Path) -> None:  # type: ignore
     info = ftd("info", str(S3))
     assert "funcgraph-abstime" in info
     run_ftd("callers", str(S3), "no_such_function", code=1)
+
+
+def test_tree_shows_durations_with_units_aligned(ftd) -> None:  # type: ignore
+    """tree's text prints TOTAL and LOCAL the way every text table
+    does (table.human()): three decimals of s, ms or us, the units of
+    a column one under the other."""
+    out = ftd("tree", str(DATA_DIR / "nested_thresh.txt"))
+    head, *rows = out.splitlines()
+    assert head.split() == ["#", "TOTAL", "LOCAL", "CALLS", "FUNCTION"]
+    cell = r"( *\d+\.\d{3} (?: s|ms|us))"
+    found = [re.match("  " + cell + " " + cell + r" +\d+  (.*)$", r)
+             for r in rows]
+    assert all(found), rows
+    got = {m.group(3).lstrip("|`+- "): (m.group(1).strip(),
+                                          m.group(2).strip())
+           for m in found if m}
+    assert got["very_slow"] == ("1.235  s", "1.235  s")
+    assert got["do_one_initcall"] == ("2.100 ms", "99.500 us")
+    assert got["_printk"] == ("200.000 us", "200.000 us")
+    assert len({(m.end(1), m.end(2)) for m in found if m}) == 1
+    back = ftd("tree", str(S3), "sched_tick", "--backtrace")
+    assert re.search(r"#0: \d+ calls, \d+\.\d{3} (s|ms|us)\n", back)
 
 
 def test_filters(ftd) -> None:  # type: ignore
