@@ -11,13 +11,14 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
-from wbench import arch, build, check  # noqa: E402
+from wbench import arch, build, check, selftest  # noqa: E402
 
 
 @pytest.mark.parametrize("name", check.OTHER_ARCHES)
@@ -60,3 +61,42 @@ def test_an_unknown_arch_is_refused_without_a_traceback(argv: list) -> None:
     assert proc.returncode == 2
     assert "invalid choice" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_ftracetest_counts_passes_fresh_boot_failures_and_skips(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No baseline: a failure counts when it fails again on a fresh boot,
+    one that passes then is flaky, and UNSUPPORTED is a skip."""
+    first = {"ftrace/a.tc": "PASS", "ftrace/b.tc": "FAIL",
+             "ftrace/c.tc": "FAIL", "preemptirq/d.tc": "UNSUPPORTED",
+             "ftrace/e.tc": "OOPS"}
+    again = {"ftrace/b.tc": "FAIL", "ftrace/c.tc": "PASS",
+             "ftrace/e.tc": "OOPS"}
+    runs = []
+
+    def run_tests(config: object, tests: list, smp: int, timeout: float,
+                  out: Path) -> selftest.Results:
+        runs.append((list(tests), smp))
+        table = first if len(runs) == 1 else again
+        return selftest.Results({t: table[t] for t in tests if t in table})
+
+    config = SimpleNamespace(name="patched-x86_64")
+    monkeypatch.setenv("WB_CACHE", str(tmp_path))
+    monkeypatch.setattr(check.build, "build", lambda name: config)
+    monkeypatch.setattr(check.build, "source_tree", lambda c: tmp_path)
+    monkeypatch.setattr(check.selftest, "select",
+                        lambda tree, patterns, ci: sorted(first))
+    monkeypatch.setattr(check.selftest, "run_tests", run_tests)
+    check._failures.clear()
+    check._skips.clear()
+    assert check.arch_ftracetest("x86_64") == (2, 2)
+    assert runs[0] == (sorted(first), 2)
+    assert sorted(runs[1][0]) == ["ftrace/b.tc", "ftrace/c.tc",
+                                  "ftrace/e.tc"]
+    assert check._skips == ["preemptirq/d.tc: UNSUPPORTED on x86_64"]
+    failed = " ".join(check._failures)
+    assert "ftrace/b.tc: FAIL" in failed and "ftrace/e.tc: OOPS" in failed
+    assert "flaky" in failed and "ftrace/c.tc" in failed
+    assert "project test" not in failed
+    check._failures.clear()
+    check._skips.clear()
