@@ -7,6 +7,8 @@
 #   make demo-boot  a boot from a root disk traced from start_kernel(),
 #                 with ftd boot's holds, counts and per-initcall rows
 #   make check    every test: series, build, guest tests, ftracetest, ftd
+#   make check-arches  the series' generic parts on arm64 and x86_64:
+#                 KUnit in the guest, the project's .tc files, preemptirq/*
 #   make series   export each topic series to out/series/NN-topic/
 #   make bench    run the benchmarks (long: about an hour; see README)
 #   make matrix   build and test the preempt/irq toggles in each config
@@ -16,7 +18,7 @@
 
 WORKBENCH := scripts/workbench
 
-.PHONY: all deps demo demo-boot check series bench matrix clean distclean
+.PHONY: all deps demo demo-boot check check-arches series bench matrix clean distclean
 
 all: check
 
@@ -31,6 +33,11 @@ demo-boot: deps
 
 check: deps
 	scripts/check
+
+# Installs the arm64 and x86_64 compilers and QEMUs besides ARM32's.
+check-arches:
+	scripts/install-deps --arch arm64 --arch x86_64
+	scripts/check --arches
 
 # Only git, perl and the base source: no compiler, QEMU or guest needed.
 series:

@@ -10,12 +10,13 @@ is "N passed, N failed"; the exit status is non-zero if anything failed.
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from . import build, export, guest, kunit, parser, selftest
 from .base import base_tree
@@ -131,14 +132,13 @@ def step_mypy() -> Counts:
     return (1, 0) if proc.returncode == 0 else (0, 1)
 
 
-def step_kunit() -> Counts:
-    """The ring buffer and kprobes KUnit suites in the guest
-    (scripts/rewind-tests/kunit.sh)."""
-    build.build("patched")
-    out = cache_dir() / "check" / "kunit"
+def kunit_in_guest(name: str, out_name: str) -> Counts:
+    """The ring buffer and kprobes KUnit suites in a guest of config name
+    (scripts/rewind-tests/kunit.sh), one check per case."""
+    config = build.build(name)
+    out = cache_dir() / "check" / out_name
     if out.exists():
         shutil.rmtree(out)
-    config = build.KernelConfig.load("patched")
     script = REPO / "scripts" / "rewind-tests" / "kunit.sh"
     res = guest.boot(config, script.read_text(), out_dir=out, smp=2,
                      append="ring_buffer_rewind_kunit.stress_seconds=10",
@@ -169,6 +169,11 @@ def step_kunit() -> Counts:
                 f"{status}): see {out}")
         failed = 1
     return passed, failed
+
+
+def step_kunit() -> Counts:
+    """The ring buffer and kprobes KUnit suites in the ARM32 guest."""
+    return kunit_in_guest("patched", "kunit")
 
 
 def step_kunit_py() -> Counts:
@@ -250,6 +255,73 @@ def step_mcount() -> Counts:
     return ftracetest(build.build("mcount"), HOOK_TESTS, "selftest-mcount")
 
 
+# make check-arches: the series' generic parts on the other
+# architectures, each built as its patched-ARCH config and booted with two
+# vCPUs: the KUnit suites in the guest, the project's .tc files and
+# upstream's preemptirq tests.  There is no stock baseline on these
+# architectures, so each of these tests must pass; one that says it
+# cannot run there (UNSUPPORTED) is listed as skipped.
+OTHER_ARCHES = ["arm64", "x86_64"]
+ARCH_TESTS = ["preemptirq/*"]
+
+
+def arch_config(arch_name: str) -> str:
+    return f"patched-{arch_name}"
+
+
+def arch_build(arch_name: str) -> Counts:
+    build.build(arch_config(arch_name))
+    return 1, 0
+
+
+def arch_kunit(arch_name: str) -> Counts:
+    return kunit_in_guest(arch_config(arch_name), f"kunit-{arch_name}")
+
+
+def arch_ftracetest(arch_name: str) -> Counts:
+    """The project's .tc files and ARCH_TESTS on patched-ARCH; a failure
+    counts if it fails again on a fresh boot."""
+    config = build.build(arch_config(arch_name))
+    tests = selftest.select(build.source_tree(config),
+                            selftest.project_tests() + ARCH_TESTS, ci=True)
+    out = cache_dir() / "check" / f"selftest-{arch_name}"
+    if out.exists():
+        shutil.rmtree(out)
+    got = selftest.run_tests(config, tests, 2, 300, out)
+    got.save(out / "results.txt",
+             [f"ftracetest on {config.name} (make check-arches)"])
+    log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
+    unsupported = sorted(name for name, result in got.results.items()
+                         if result == "UNSUPPORTED")
+    for name in unsupported:
+        skipped(f"{name}: UNSUPPORTED on {arch_name}")
+    must_pass = [t for t in tests if t not in unsupported]
+    # No baseline: every test is held to what the project's own are
+    problems, flaky = selftest.confirm(config, selftest.Results(), got,
+                                       must_pass, 2, 300, out)
+    for p in problems:
+        failure(p.replace("project test ", "test ", 1))
+    for p in flaky:
+        _failures.append("flaky, passed on a fresh boot: "
+                         + p.replace("project test ", "test ", 1))
+    passed = sum(result in selftest.GOOD for result in got.results.values())
+    return passed + len(flaky), len(problems)
+
+
+def arch_steps(names: List[str]) -> List[Tuple[str, Callable[[], Counts]]]:
+    steps: List[Tuple[str, Callable[[], Counts]]] = []
+    for name in names:
+        steps += [
+            (f"{name}: build {arch_config(name)}",
+             functools.partial(arch_build, name)),
+            (f"{name}: ring buffer and kprobes KUnit suites in the guest",
+             functools.partial(arch_kunit, name)),
+            (f"{name}: project .tc tests and {' '.join(ARCH_TESTS)}",
+             functools.partial(arch_ftracetest, name)),
+        ]
+    return steps
+
+
 STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("series: each topic applies in order and on its stated base, "
      "checkpatch --strict, git am",
@@ -279,11 +351,20 @@ def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(prog="check", description=__doc__)
     parser.add_argument("--only", help="run the steps whose name contains "
                         "this text")
+    parser.add_argument("--arches", nargs="*", metavar="ARCH",
+                        choices=OTHER_ARCHES,
+                        help="instead of ARM32's steps, test the series' "
+                        "generic parts on these architectures (make "
+                        f"check-arches; default: {' '.join(OTHER_ARCHES)})")
     args = parser.parse_args(argv)
+    steps = STEPS
+    if args.arches is not None:
+        steps = arch_steps(args.arches or OTHER_ARCHES)
     total_pass = total_fail = 0
+    seconds: Dict[str, float] = {}
     lines = []
     start = time.monotonic()
-    for name, step in STEPS:
+    for name, step in steps:
         if args.only and args.only not in name:
             continue
         log(f"\n=== check: {name}")
@@ -295,6 +376,7 @@ def main(argv: List[str]) -> int:
             passed, failed = 0, 1
         total_pass += passed
         total_fail += failed
+        seconds[name] = time.monotonic() - t0
         verdict = "ok" if failed == 0 else "FAILED"
         skips = f", {len(_skips)} skipped" if _skips else ""
         lines.append(f"{verdict:6} {name}: {passed} passed, {failed} failed"
@@ -313,6 +395,11 @@ def main(argv: List[str]) -> int:
     log("\n=== check summary")
     for line in lines:
         log(line)
+    if args.arches is not None:
+        for arch_name in args.arches or OTHER_ARCHES:
+            took = sum(t for name, t in seconds.items()
+                       if name.startswith(arch_name + ":"))
+            log(f"{arch_name}: {took:.0f} s")
     log(f"total time {time.monotonic() - start:.0f} s")
     print(f"{total_pass} passed, {total_fail} failed", flush=True)
     return 1 if total_fail else 0

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check-arches (scripts/check --arches): its steps and configs.
+
+No kernel is built and no guest boots: these hold what the steps would
+build and run to the architecture records, and check that bad input is
+refused with a usage message.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SCRIPTS))
+
+from wbench import arch, build, check, selftest  # noqa: E402
+
+
+@pytest.mark.parametrize("name", check.OTHER_ARCHES)
+def test_each_arch_has_a_patched_config_of_that_arch(name: str) -> None:
+    config = build.KernelConfig.load(check.arch_config(name))
+    assert config.arch is arch.get(name)
+    assert config.tree == "patched"
+    wanted = config.wanted_options()
+    # what the steps load or run in the guest
+    for option in ("CONFIG_FUNCTION_GRAPH_TRACER",
+                   "CONFIG_RING_BUFFER_REWIND_KUNIT_TEST",
+                   "CONFIG_RING_BUFFER_GUARDED_KUNIT_TEST",
+                   "CONFIG_KPROBES_SANITY_TEST",
+                   "CONFIG_TRACE_PREEMPT_TOGGLE",
+                   "CONFIG_TRACE_IRQFLAGS_TOGGLE",
+                   "CONFIG_PREEMPTIRQ_BENCHMARK"):
+        assert wanted.get(option) in ("y", "m"), option
+    # ARM32's own hooks cannot be set there: the build would stop
+    assert "CONFIG_ARM_FTRACE_PATCHABLE_ENTRY" not in wanted
+
+
+def test_the_steps_of_each_arch_in_order() -> None:
+    names = [name for name, _ in check.arch_steps(["x86_64", "arm64"])]
+    assert names == [
+        "x86_64: build patched-x86_64",
+        "x86_64: ring buffer and kprobes KUnit suites in the guest",
+        "x86_64: project .tc tests and preemptirq/*",
+        "arm64: build patched-arm64",
+        "arm64: ring buffer and kprobes KUnit suites in the guest",
+        "arm64: project .tc tests and preemptirq/*",
+    ]
+
+
+@pytest.mark.parametrize("argv", [["--arches", "arm"],
+                                  ["--arches", "x86_64", "riscv"],
+                                  ["--arches=", "--only", "build"]])
+def test_an_unknown_arch_is_refused_without_a_traceback(argv: list) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "check"), *argv],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "invalid choice" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_ftracetest_counts_passes_fresh_boot_failures_and_skips(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No baseline: a failure counts when it fails again on a fresh boot,
+    one that passes then is flaky, and UNSUPPORTED is a skip."""
+    first = {"ftrace/a.tc": "PASS", "ftrace/b.tc": "FAIL",
+             "ftrace/c.tc": "FAIL", "preemptirq/d.tc": "UNSUPPORTED",
+             "ftrace/e.tc": "OOPS"}
+    again = {"ftrace/b.tc": "FAIL", "ftrace/c.tc": "PASS",
+             "ftrace/e.tc": "OOPS"}
+    runs = []
+
+    def run_tests(config: object, tests: list, smp: int, timeout: float,
+                  out: Path) -> selftest.Results:
+        runs.append((list(tests), smp))
+        table = first if len(runs) == 1 else again
+        return selftest.Results({t: table[t] for t in tests if t in table})
+
+    config = SimpleNamespace(name="patched-x86_64")
+    monkeypatch.setenv("WB_CACHE", str(tmp_path))
+    monkeypatch.setattr(check.build, "build", lambda name: config)
+    monkeypatch.setattr(check.build, "source_tree", lambda c: tmp_path)
+    monkeypatch.setattr(check.selftest, "select",
+                        lambda tree, patterns, ci: sorted(first))
+    monkeypatch.setattr(check.selftest, "run_tests", run_tests)
+    check._failures.clear()
+    check._skips.clear()
+    assert check.arch_ftracetest("x86_64") == (2, 2)
+    assert runs[0] == (sorted(first), 2)
+    assert sorted(runs[1][0]) == ["ftrace/b.tc", "ftrace/c.tc",
+                                  "ftrace/e.tc"]
+    assert check._skips == ["preemptirq/d.tc: UNSUPPORTED on x86_64"]
+    failed = " ".join(check._failures)
+    assert "ftrace/b.tc: FAIL" in failed and "ftrace/e.tc: OOPS" in failed
+    assert "flaky" in failed and "ftrace/c.tc" in failed
+    assert "project test" not in failed
+    check._failures.clear()
+    check._skips.clear()
