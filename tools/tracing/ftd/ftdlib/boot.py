@@ -628,6 +628,7 @@ def _late_cpus(inputs: List[Input], gaps: List[Gap], total: int,
     for each, with what closes the gap, and the buffer's counts when
     its per_cpu/cpuN/stats were given (for the main trace)."""
     out: List[Tuple[LateCpu, str]] = []
+    spath = stats.path if stats is not None else ""
     for i in inputs:
         if not i.cpu_first:
             continue
@@ -657,7 +658,7 @@ def _late_cpus(inputs: List[Input], gaps: List[Gap], total: int,
                     "%s; per_cpu/cpu%s/stats in %s says \"overrun: 0\": "
                     "that buffer overwrote nothing, so its start is not "
                     "lost to a full buffer (the CPU came up late, or ran "
-                    "nothing traced)" % (head, cpu, stats.path))))
+                    "nothing traced)" % (head, cpu, spath))))
                 continue
             if bs is None:
                 proof = ("the \"overrun:\" count of per_cpu/cpu%s/stats, "
@@ -666,7 +667,7 @@ def _late_cpus(inputs: List[Input], gaps: List[Gap], total: int,
             else:
                 proof = ("per_cpu/cpu%s/stats in %s counts %d events "
                          "overwritten (\"overrun: %d\")" % (
-                             cpu, stats.path, bs.overrun, bs.overrun))
+                             cpu, spath, bs.overrun, bs.overrun))
             out.append((short, (
                 "%s: its ring buffer filled up and overwrote the start of "
                 "the boot on that CPU; %.3f ms of the boot path's "
