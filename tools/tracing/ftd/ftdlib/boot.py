@@ -122,6 +122,23 @@ class Row:
     group: Tuple[str, str, str] = ("", "", "")
 
 
+class Phase(NamedTuple):
+    """The phase of the boot a stack is in: the row (kind, level, name)
+    that its time goes to, or that its delays, console output and
+    probes are shown under."""
+
+    kind: str
+    level: str
+    name: str
+
+
+class LevelMark(NamedTuple):
+    """An initcall_level event: from ts on, initcalls are of level."""
+
+    ts: int         # ns
+    level: str      # "0".."7", "early" or "?"
+
+
 class Gap(NamedTuple):
     """Time of the boot path that no record covers."""
 
@@ -188,7 +205,7 @@ class Levels:
                  sysmap: Optional[Dict[str, str]],
                  level_calls: List[Tuple[int, int]],
                  pre_smp: List[Tuple[int, int]]) -> None:
-        self.events = sorted((t, LEVEL_NO.get(lv, "?"))
+        self.events = sorted(LevelMark(t, LEVEL_NO.get(lv, "?"))
                              for t, _, lv in events)
         self.sysmap = sysmap
         self.notes: List[str] = []
@@ -229,7 +246,7 @@ class Levels:
             # before the first event seen: the level before it (the
             # events of the first levels are lost when the tracer
             # starts, which clears the buffer)
-            first = self.events[0][1]
+            first = self.events[0].level
             if first.isdigit():
                 return str(int(first) - 1) if first != "0" else "early"
         if self.sysmap and fn in self.sysmap:
@@ -400,15 +417,15 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if t < row.first:
             row.first = t
 
-    def phase(stack: List[Placed]) -> Tuple[str, str, str]:
+    def phase(stack: List[Placed]) -> Phase:
         path = [names[r.fid] for r in stack]
         for i, fn in enumerate(path):
             if fn in WRAPPERS:
                 continue
             if fn == "setup_arch":
-                return "setup_arch", "", "setup_arch"
+                return Phase("setup_arch", "", "setup_arch")
             if is_mm(fn):
-                return "mm", "", "mm init"
+                return Phase("mm", "", "mm init")
             if fn in INITCALL_FUNCS:
                 j = i
                 while j < len(path) and path[j] in INITCALL_FUNCS:
@@ -418,9 +435,9 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                     call = named.get(id(stack[j - 1]), "") or NOT_TRACED
                 t = stack[min(j, len(stack) - 1)].start
                 lv = levels.level(call, t)
-                return "initcall", lv, call or "(rest of the level)"
-            return "other", "", fn
-        return "other", "", path[-1] if path else "?"
+                return Phase("initcall", lv, call or "(rest of the level)")
+            return Phase("other", "", fn)
+        return Phase("other", "", path[-1] if path else "?")
 
     # the driver's probe function of each device probe: the first
     # call named *probe below really_probe() that is reached through
@@ -454,7 +471,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 return drivers.get(id(r), "")
         return None
 
-    def where(stack: List[Placed]) -> Tuple[Tuple[str, str, str], str]:
+    def where(stack: List[Placed]) -> Tuple[Phase, str]:
         """The phase of a stack (the group of its row) and its name in
         the names of delay and console rows."""
         key = phase(stack)
@@ -467,7 +484,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         return key, text
 
     def charge(stack: List[Placed], kind: str, lv: str, name: str
-               ) -> Tuple[str, str, str, Optional[Tuple[str, str, str]]]:
+               ) -> Tuple[str, str, str, Optional[Phase]]:
         """The row that the own time of the innermost record of stack
         goes to (kind, level, name) and the phase it is shown under."""
         path = [names[x.fid] for x in stack]
@@ -477,16 +494,17 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         for k, fn in enumerate(path):
             if is_console(fn):
                 grp, text = where(stack[:k])
-                return "console", grp[1], "printk/console in %s" % text, grp
+                return "console", grp.level, "printk/console in %s" % \
+                    text, grp
         for k, fn in enumerate(path):
             if is_delay(fn):
                 grp, text = where(stack[:k])
-                return "delay", grp[1], "%s in %s" % (fn, text), grp
+                return "delay", grp.level, "%s in %s" % (fn, text), grp
         drv = probe(stack) if kind == "initcall" else None
         if drv is not None:
             return "probe", lv, "%s (initcall %s %s)" % (
                 drv or "(probe function not traced)", lv, name), \
-                (kind, lv, name)
+                Phase(kind, lv, name)
         return kind, lv, name, None
 
     def close(stack: List[Placed], child: List[int]) -> None:
