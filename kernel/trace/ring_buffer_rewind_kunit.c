@@ -785,6 +785,34 @@ static u32 rw_fill_page(struct kunit *test, u64 next_ts,
 }
 
 /*
+ * A reader that took an older page while an event was open cannot have
+ * read the event: it can still be padded. Only a take of the event's own
+ * page refuses that (rw_test_consumed).
+ */
+static void rw_test_padding_older_page(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	u32 i, n;
+
+	n = rw_fill_page(test, 2000, NULL);
+	rw_write_len(test, n + 2, 2001, RW_PAD_DATA, &mark);
+	/* Written after the marked event: it can only be padded now */
+	rw_write(test, n + 3, 2002, NULL);
+	rw_now = 2600;
+	for (i = 1; i <= n; i++)
+		rw_expect_event(test, i, 1000 + i);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
+	rw_expect_counts(test, 0, 0);
+	rw_expect_padded(test, 1);
+
+	ring_buffer_record_off(ctx->buffer);
+	rw_expect_event(test, n + 1, 2000);
+	rw_expect_event(test, n + 3, 2002);
+	rw_expect_empty(test);
+}
+
+/*
  * With a rewind window, a consuming reader leaves a page alone until its
  * newest event, bounded by the first event of the next page, is older
  * than the window. It does not take the page being written: a window
@@ -855,32 +883,41 @@ static void rw_test_window(struct kunit *test)
 	rw_expect_empty(test);
 }
 
+/* Waits once for data on the test's CPU, as trace_pipe does */
+static int rw_waiter_fn(void *arg)
+{
+	struct rw_ctx *ctx = arg;
+
+	ring_buffer_wait(ctx->buffer, ctx->cpu, 0, NULL, NULL);
+	while (!kthread_should_stop())
+		msleep(20);
+	return 0;
+}
+
 /*
- * A reader that took an older page while an event was open cannot have
- * read the event: it can still be padded. Only a take of its own page
- * refuses that.
+ * With a rewind window, a waiter that an event woke does not forbid the
+ * removal of that event: the reader cannot take the page being written.
  */
-static void rw_test_window_padding(struct kunit *test)
+static void rw_test_window_woken(struct kunit *test)
 {
 	struct rw_ctx *ctx = test->priv;
 	struct ring_buffer_rewind_mark mark;
-	u32 i, n;
+	struct task_struct *waiter;
 
 	ring_buffer_set_rewind_window(ctx->buffer, 500);
-	n = rw_fill_page(test, 2000, NULL);
-	rw_write_len(test, n + 2, 2001, RW_PAD_DATA, &mark);
-	/* Written after the marked event: it can only be padded now */
-	rw_write(test, n + 3, 2002, NULL);
-	rw_now = 2600;
-	for (i = 1; i <= n; i++)
-		rw_expect_event(test, i, 1000 + i);
+	waiter = kthread_run(rw_waiter_fn, ctx, "rb_rw_waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(waiter));
+	/* Let it block: the event below then wakes it */
+	msleep(20);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 1, 1000, &mark));
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), 0);
-	rw_expect_counts(test, 0, 0);
-	rw_expect_padded(test, 1);
+	rw_expect_counts(test, 1, 0);
 
-	ring_buffer_record_off(ctx->buffer);
-	rw_expect_event(test, n + 1, 2000);
-	rw_expect_event(test, n + 3, 2002);
+	/* Something to read once the window goes, which ends the wait */
+	rw_write(test, 2, 1100, NULL);
+	ring_buffer_set_rewind_window(ctx->buffer, 0);
+	kthread_stop(waiter);
+	rw_expect_event(test, 2, 1100);
 	rw_expect_empty(test);
 }
 
@@ -905,8 +942,9 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_swapped),
 	KUNIT_CASE(rw_test_resized),
 	KUNIT_CASE(rw_test_spliced),
+	KUNIT_CASE(rw_test_padding_older_page),
 	KUNIT_CASE(rw_test_window),
-	KUNIT_CASE(rw_test_window_padding),
+	KUNIT_CASE(rw_test_window_woken),
 	{}
 };
 
@@ -1268,6 +1306,8 @@ static struct {
 	u64			got_last_ns;	/* when the reader read last_id */
 	u64			full_back_ns;	/* the full waiter's first return after idle */
 	unsigned long		wakeups_after_last; /* of the reader, once it had last_id */
+	unsigned long		wakeups_early;	/* of the reader, before idle */
+	unsigned long		bursts;		/* the writer's nests of events */
 	unsigned long		read;
 	unsigned long		read_early;	/* before the writer went idle */
 	unsigned long		corrupt;
@@ -1324,6 +1364,7 @@ static int wr_writer_fn(void *arg)
 			wr.rewinds++;
 		}
 		preempt_enable();
+		wr.bursts++;
 		usleep_range(20, 60);
 	}
 	/* The last call is slow: it stays, and the writer goes idle */
@@ -1351,6 +1392,8 @@ static int wr_reader_fn(void *arg)
 		ring_buffer_wait(wr.buffer, wr.cpu, 0, NULL, NULL);
 		if (wr.got_last_ns)
 			wr.wakeups_after_last++;
+		else if (!READ_ONCE(wr.idle))
+			wr.wakeups_early++;
 		while ((event = ring_buffer_consume(wr.buffer, wr.cpu, &ts,
 						    NULL))) {
 			data = ring_buffer_event_data(event);
@@ -1448,8 +1491,8 @@ static void rw_test_window_waiters(struct kunit *test)
 		   div_s64(wr.got_last_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL,
 		   wr.full_back_ns ?
 		   div_s64(wr.full_back_ns - wr.idle_ns, NSEC_PER_USEC) : -1LL);
-	kunit_info(test, "reader woken %lu times after it had the last event\n",
-		   wr.wakeups_after_last);
+	kunit_info(test, "reader woken %lu times after it had the last event, %lu times in %lu nests before idle\n",
+		   wr.wakeups_after_last, wr.wakeups_early, wr.bursts);
 	KUNIT_EXPECT_GT(test, wr.read_early, 0UL);
 	KUNIT_EXPECT_GT(test, wr.rewinds, 0UL);
 	KUNIT_EXPECT_EQ(test, wr.corrupt, 0UL);
@@ -1464,6 +1507,12 @@ static void rw_test_window_waiters(struct kunit *test)
 	 * the reader every window, some 15 times in the sleep above.
 	 */
 	KUNIT_EXPECT_LE(test, wr.wakeups_after_last, 2UL);
+	/*
+	 * While it writes, the writer wakes the reader when it moves to a
+	 * new page, about once in 250 nests here, and the timer once a
+	 * window: not for every nest, which the reader could not read.
+	 */
+	KUNIT_EXPECT_LE(test, wr.wakeups_early, wr.bursts / 4 + 16);
 
 	/* Recording off wakes the waiters, and lets them read everything */
 	WRITE_ONCE(wr.stop, true);

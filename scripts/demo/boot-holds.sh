@@ -15,6 +15,11 @@
 #   boot-trace.txt       the main buffer, with absolute times, CPU and task
 #                        columns (the scheduler events in it for the holds)
 #   dmesg.txt            the kernel log (initcall_debug's lines)
+#   buffer-stats.txt     per_cpu/cpuN/stats of the main buffer, each under
+#                        a "==> per_cpu/cpuN/stats <==" line: its
+#                        "overrun:" and "dropped events:" counts prove
+#                        whether a full buffer lost the start or the end
+#                        (ftd boot --buffer-stats buffer-stats.txt)
 
 set -e
 cd /sys/kernel/tracing
@@ -39,6 +44,10 @@ echo 1 > options/funcgraph-abstime
 echo 1 > options/funcgraph-cpu
 echo 1 > options/funcgraph-proc
 cat trace > /out/boot-trace.txt
+for f in per_cpu/cpu*/stats; do
+	echo "==> $f <=="
+	cat "$f"
+done > /out/buffer-stats.txt
 dmesg > /out/dmesg.txt
 echo "boot-holds: root $(awk '$2 == "/" { print $1, $3 }' /proc/mounts)," \
 	"$(grep -vc '^#' /out/boot-trace.txt) trace lines," \

@@ -9,11 +9,13 @@
 #               trace_buf_size=8M' scripts/demo/boot-trace.sh
 #
 # It stops tracing, then copies the main buffer with absolute times, CPU
-# and task columns to /out/boot-trace.txt, and the early-boot file to
-# /out/fgraph_boot_trace.txt when the kernel has one, for `ftd boot`:
+# and task columns to /out/boot-trace.txt, each CPU's buffer counts
+# (per_cpu/cpuN/stats) to /out/buffer-stats.txt, and the early-boot file
+# to /out/fgraph_boot_trace.txt when the kernel has one, for `ftd boot`:
 #
 #   tools/tracing/ftd/ftd boot out/boot/boot-trace.txt \
-#     out/boot/fgraph_boot_trace.txt --svg boot.svg
+#     out/boot/fgraph_boot_trace.txt --svg boot.svg \
+#     --buffer-stats out/boot/buffer-stats.txt
 #
 # trace_event=initcall:initcall_level,initcall:initcall_start on the
 # command line gives ftd the initcall levels and names; --icount makes
@@ -27,6 +29,12 @@ echo 1 > options/funcgraph-cpu
 echo 1 > options/funcgraph-proc
 cat /proc/cmdline > /out/cmdline.txt
 cat trace > /out/boot-trace.txt
+# whether a full buffer overwrote the start ("overrun:") or, with
+# nooverwrite, dropped the end ("dropped events:")
+for f in per_cpu/cpu*/stats; do
+	echo "==> $f <=="
+	cat "$f"
+done > /out/buffer-stats.txt
 # the early-boot records (start_kernel() to ftrace_init()), where the
 # kernel has them (Documentation/trace/fgraph-boot.rst)
 if [ -r fgraph_boot_trace ]; then

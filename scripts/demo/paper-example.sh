@@ -3,7 +3,9 @@
 # The example of the paper's section 3, run in the workbench guest: trace
 # with function_graph, keep calls of at least 1000 us, with absolute
 # timestamps and task names, over ten runs of `ls /bin | sed s/a/z/g`.
-# The trace goes to /out/trace.txt.
+# The trace goes to /out/trace.txt; each CPU's buffer counts
+# (per_cpu/cpuN/stats: "overrun:" says whether the buffer overwrote the
+# start of the trace) to /out/buffer-stats.txt.
 
 set -e
 cd /sys/kernel/tracing
@@ -34,5 +36,9 @@ done
 
 echo 0 > tracing_on
 cat trace > /out/trace.txt
+for f in per_cpu/cpu*/stats; do
+	echo "==> $f <=="
+	cat "$f"
+done > /out/buffer-stats.txt
 cat /out/mode.txt
 echo "demo: $(grep -vc '^#' /out/trace.txt) trace lines"

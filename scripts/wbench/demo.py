@@ -97,6 +97,9 @@ def cmd_demo_boot(args: argparse.Namespace) -> int:
     else:
         log("demo-boot: the kernel has no trace_stat/fgraph_boot: "
             "no call counts")
+    # Whether a CPU's buffer overwrote the start of the main trace
+    if (out / "buffer-stats.txt").exists():
+        extra += ["--buffer-stats", "buffer-stats.txt"]
     title = f"{config.name} booted from a root disk, -smp {smp}" + \
         (" -icount" if args.icount else "")
     run([FTD, "boot", *extra, "--min-us", str(args.min_us),

@@ -63,6 +63,8 @@ def run_kunit(json_out: Path, extra: List[str], thumb2: bool = False,
     tree = build.patched_tree()
     json_out.parent.mkdir(parents=True, exist_ok=True)
     json_out.unlink(missing_ok=True)
+    # kunit.py makes its build directory, but not the ones above it
+    (cache_dir() / "build").mkdir(parents=True, exist_ok=True)
     return run(kunit_command(tree, json_out, extra, thumb2, arch), cwd=tree,
                check=False).returncode
 

@@ -34,7 +34,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .analysis import matcher
 from .bootholds import is_irq
-from .bootinput import Collector, InitcallLog, InitcallMark, Input
+from .bootinput import (Collector, InitcallLog, InitcallMark, Input,
+                        SavedStats)
 from .model import BIG, FtdError
 from .tasks import idle_key, pid_of, task_cpu
 from .timeline import Placed, Timeline
@@ -121,6 +122,23 @@ class Row:
     group: Tuple[str, str, str] = ("", "", "")
 
 
+class Phase(NamedTuple):
+    """The phase of the boot a stack is in: the row (kind, level, name)
+    that its time goes to, or that its delays, console output and
+    probes are shown under."""
+
+    kind: str
+    level: str
+    name: str
+
+
+class LevelMark(NamedTuple):
+    """An initcall_level event: from ts on, initcalls are of level."""
+
+    ts: int         # ns
+    level: str      # "0".."7", "early" or "?"
+
+
 class Gap(NamedTuple):
     """Time of the boot path that no record covers."""
 
@@ -187,7 +205,7 @@ class Levels:
                  sysmap: Optional[Dict[str, str]],
                  level_calls: List[Tuple[int, int]],
                  pre_smp: List[Tuple[int, int]]) -> None:
-        self.events = sorted((t, LEVEL_NO.get(lv, "?"))
+        self.events = sorted(LevelMark(t, LEVEL_NO.get(lv, "?"))
                              for t, _, lv in events)
         self.sysmap = sysmap
         self.notes: List[str] = []
@@ -228,7 +246,7 @@ class Levels:
             # before the first event seen: the level before it (the
             # events of the first levels are lost when the tracer
             # starts, which clears the buffer)
-            first = self.events[0][1]
+            first = self.events[0].level
             if first.isdigit():
                 return str(int(first) - 1) if first != "0" else "early"
         if self.sysmap and fn in self.sysmap:
@@ -272,7 +290,8 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Piece], str]:
 
 def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             until: Optional[int] = None,
-            dmesg: Optional[InitcallLog] = None) -> BootView:
+            dmesg: Optional[InitcallLog] = None,
+            stats: Optional[SavedStats] = None) -> BootView:
     tl = col.tl
     notes: List[str] = []
     col.inputs.sort(key=lambda i: (i.calls == 0, i.first))
@@ -398,15 +417,15 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if t < row.first:
             row.first = t
 
-    def phase(stack: List[Placed]) -> Tuple[str, str, str]:
+    def phase(stack: List[Placed]) -> Phase:
         path = [names[r.fid] for r in stack]
         for i, fn in enumerate(path):
             if fn in WRAPPERS:
                 continue
             if fn == "setup_arch":
-                return "setup_arch", "", "setup_arch"
+                return Phase("setup_arch", "", "setup_arch")
             if is_mm(fn):
-                return "mm", "", "mm init"
+                return Phase("mm", "", "mm init")
             if fn in INITCALL_FUNCS:
                 j = i
                 while j < len(path) and path[j] in INITCALL_FUNCS:
@@ -416,9 +435,9 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                     call = named.get(id(stack[j - 1]), "") or NOT_TRACED
                 t = stack[min(j, len(stack) - 1)].start
                 lv = levels.level(call, t)
-                return "initcall", lv, call or "(rest of the level)"
-            return "other", "", fn
-        return "other", "", path[-1] if path else "?"
+                return Phase("initcall", lv, call or "(rest of the level)")
+            return Phase("other", "", fn)
+        return Phase("other", "", path[-1] if path else "?")
 
     # the driver's probe function of each device probe: the first
     # call named *probe below really_probe() that is reached through
@@ -452,7 +471,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                 return drivers.get(id(r), "")
         return None
 
-    def where(stack: List[Placed]) -> Tuple[Tuple[str, str, str], str]:
+    def where(stack: List[Placed]) -> Tuple[Phase, str]:
         """The phase of a stack (the group of its row) and its name in
         the names of delay and console rows."""
         key = phase(stack)
@@ -465,7 +484,7 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         return key, text
 
     def charge(stack: List[Placed], kind: str, lv: str, name: str
-               ) -> Tuple[str, str, str, Optional[Tuple[str, str, str]]]:
+               ) -> Tuple[str, str, str, Optional[Phase]]:
         """The row that the own time of the innermost record of stack
         goes to (kind, level, name) and the phase it is shown under."""
         path = [names[x.fid] for x in stack]
@@ -475,16 +494,17 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         for k, fn in enumerate(path):
             if is_console(fn):
                 grp, text = where(stack[:k])
-                return "console", grp[1], "printk/console in %s" % text, grp
+                return "console", grp.level, "printk/console in %s" % \
+                    text, grp
         for k, fn in enumerate(path):
             if is_delay(fn):
                 grp, text = where(stack[:k])
-                return "delay", grp[1], "%s in %s" % (fn, text), grp
+                return "delay", grp.level, "%s in %s" % (fn, text), grp
         drv = probe(stack) if kind == "initcall" else None
         if drv is not None:
             return "probe", lv, "%s (initcall %s %s)" % (
                 drv or "(probe function not traced)", lv, name), \
-                (kind, lv, name)
+                Phase(kind, lv, name)
         return kind, lv, name, None
 
     def close(stack: List[Placed], child: List[int]) -> None:
@@ -542,8 +562,11 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             "tracing_thresh, or run before the tracer started" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
     notes += _full_notes(col.inputs, gaps)
-    late = _late_cpus(col.inputs, gaps, end - start)
+    late = _late_cpus(col.inputs, gaps, end - start, stats)
     notes += [text for _, text in late]
+    if stats is not None:
+        notes += _overrun_notes(col.inputs, stats,
+                                [short.cpu for short, _ in late])
     # rows in boot order, each phase's probes, delays and console
     # output right under it (in the order they first got time)
     gfirst: Dict[Tuple[str, str, str], int] = {}
@@ -608,17 +631,22 @@ class LateCpu(NamedTuple):
     input: str
     lag: int        # ns after the input's first line
     first_cpu: str  # the CPU of the input's first line
+    overrun: int = -1   # events its buffer overwrote, from the saved
+                        # per_cpu/cpuN/stats (-1: none given)
 
 
-def _late_cpus(inputs: List[Input], gaps: List[Gap],
-               total: int) -> List[Tuple["LateCpu", str]]:
+def _late_cpus(inputs: List[Input], gaps: List[Gap], total: int,
+               stats: Optional[SavedStats] = None
+               ) -> List[Tuple["LateCpu", str]]:
     """The CPUs of an input whose first line comes long after the
     input's first line (a tenth of the boot or more, and a second or
     more: an idle CPU has lines more often), or that the
     trace marks with "##### CPU N buffer started ####": their ring
     buffer was full and overwrote the start.  A short line and a note
-    for each, with what closes the gap."""
+    for each, with what closes the gap, and the buffer's counts when
+    its per_cpu/cpuN/stats were given (for the main trace)."""
     out: List[Tuple[LateCpu, str]] = []
+    spath = stats.path if stats is not None else ""
     for i in inputs:
         if not i.cpu_first:
             continue
@@ -633,21 +661,66 @@ def _late_cpus(inputs: List[Input], gaps: List[Gap],
                 continue
             lost = sum(max(0, min(b, first) - max(a, t0))
                        for a, b, _ in gaps)
-            short = LateCpu(cpu, i.name, lag, cpu0)
+            bs = stats.cpus.get(cpu) if stats is not None and \
+                not i.early_boot else None
+            short = LateCpu(cpu, i.name, lag, cpu0,
+                            bs.overrun if bs is not None else -1)
+            head = ("CPU %s's trace in %s starts at %.6f s, %.3f ms after "
+                    "the trace's first line (%.6f s, CPU %s)%s" % (
+                        cpu, i.name, first / 1e9, lag / 1e6, t0 / 1e9,
+                        cpu0, ", and the trace marks it: \"##### CPU %s "
+                        "buffer started ####\"" % cpu
+                        if cpu in i.started else ""))
+            if bs is not None and bs.overrun == 0:
+                out.append((short, (
+                    "%s; per_cpu/cpu%s/stats in %s says \"overrun: 0\": "
+                    "that buffer overwrote nothing, so its start is not "
+                    "lost to a full buffer (the CPU came up late, or ran "
+                    "nothing traced)" % (head, cpu, spath))))
+                continue
+            if bs is None:
+                proof = ("the \"overrun:\" count of per_cpu/cpu%s/stats, "
+                         "saved after boot, says how many events were "
+                         "overwritten" % cpu)
+            else:
+                proof = ("per_cpu/cpu%s/stats in %s counts %d events "
+                         "overwritten (\"overrun: %d\")" % (
+                             cpu, spath, bs.overrun, bs.overrun))
             out.append((short, (
-                "CPU %s's trace in %s starts at %.6f s, %.3f ms after the "
-                "trace's first line (%.6f s, CPU %s)%s: its ring buffer "
-                "filled up and overwrote the start of the boot on that "
-                "CPU; %.3f ms of the boot path's not-traced time lie in "
-                "that span.  Boot with a larger trace_buf_size= (the size "
-                "of each CPU's buffer), or with trace_options=nooverwrite "
-                "(which keeps the start and drops what comes after a full "
-                "buffer); the \"overrun:\" count of per_cpu/cpu%s/stats, "
-                "saved after boot, says how many events were overwritten"
-                % (cpu, i.name, first / 1e9, lag / 1e6, t0 / 1e9, cpu0,
-                   ", and the trace marks it: \"##### CPU %s buffer "
-                   "started ####\"" % cpu if cpu in i.started else "",
-                   lost / 1e6, cpu))))
+                "%s: its ring buffer filled up and overwrote the start of "
+                "the boot on that CPU; %.3f ms of the boot path's "
+                "not-traced time lie in that span.  Boot with a larger "
+                "trace_buf_size= (the size of each CPU's buffer), or with "
+                "trace_options=nooverwrite (which keeps the start and "
+                "drops what comes after a full buffer); %s"
+                % (head, lost / 1e6, proof))))
+    return out
+
+
+def _overrun_notes(inputs: List[Input], stats: SavedStats,
+                   late: List[str]) -> List[str]:
+    """What the saved per_cpu/cpuN/stats of the main trace say that the
+    notes of the late CPUs do not: a CPU whose buffer overwrote events
+    although its trace does not start late, and a CPU whose buffer
+    dropped events (trace_options=nooverwrite: the end is lost)."""
+    mains = [i.name for i in inputs if not i.early_boot]
+    where = " (%s)" % ", ".join(mains) if mains else ""
+    out = []
+    for cpu, bs in sorted(stats.cpus.items(), key=lambda kv: int(kv[0])):
+        if bs.overrun > 0 and cpu not in late:
+            out.append(
+                "per_cpu/cpu%s/stats in %s counts %d events overwritten "
+                "(\"overrun: %d\"): CPU %s's trace%s lost its start; a "
+                "larger trace_buf_size= or trace_options=nooverwrite "
+                "keeps it" % (cpu, stats.path, bs.overrun, bs.overrun,
+                              cpu, where))
+        if bs.dropped > 0:
+            out.append(
+                "per_cpu/cpu%s/stats in %s counts %d events dropped "
+                "(\"dropped events: %d\"): CPU %s's buffer was full "
+                "(trace_options=nooverwrite) and its trace%s lost what "
+                "came after; a larger trace_buf_size= keeps it" % (
+                    cpu, stats.path, bs.dropped, bs.dropped, cpu, where))
     return out
 
 

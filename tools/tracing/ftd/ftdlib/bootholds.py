@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import (Dict, Iterator, List, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from .analysis import matcher
 from .bootinput import SchedEvents, Switch, Wake
@@ -72,13 +73,20 @@ is_primitive = matcher(PRIMITIVES)
 is_irq = matcher(IRQ)
 
 
+class Span(NamedTuple):
+    """A stretch of time, [start, end) in ns."""
+
+    start: int
+    end: int
+
+
 @dataclasses.dataclass
 class Blame:
     """A part of a wait blamed on one thread."""
 
     thread: str              # "comm-pid"
     pid: int
-    spans: List[Tuple[int, int]]   # when, in time order
+    spans: List[Span]        # when, in time order
     via: List[str]           # the threads of the chain before it
     prefix: List[str]        # pseudo-frames between the wait and it
     top: List[Tuple[str, int]] = dataclasses.field(default_factory=list)
@@ -89,11 +97,11 @@ class Blame:
 
     @property
     def start(self) -> int:
-        return self.spans[0][0]
+        return self.spans[0].start
 
     @property
     def end(self) -> int:
-        return self.spans[-1][1]
+        return self.spans[-1].end
 
 
 @dataclasses.dataclass
@@ -241,12 +249,12 @@ class Finder:
             lost["before %s started" % name] = \
                 lost.get("before %s started" % name, 0) + min(a, hi) - lo
         here = prefix + ["THREAD " + name]
-        spans: List[Tuple[int, int]] = []
+        spans: List[Span] = []
         t = a
         for s0, s1, sw in self.sleeps(pid, a, hi):
             s0, s1 = max(s0, a), min(s1, hi)
             if s0 > t:
-                spans.append((t, s0))
+                spans.append(Span(t, s0))
             if s1 <= s0:
                 continue
             t = max(t, s1)
@@ -261,7 +269,7 @@ class Finder:
                 self.blame(s0, s1, sw, pid, via + [name], here + stk,
                            depth + 1, out, lost)
         if t < hi:
-            spans.append((t, hi))
+            spans.append(Span(t, hi))
         if spans:
             out.append(Blame(name, pid, spans, list(via), here))
 

@@ -37,6 +37,62 @@ MAP_NAME_RE = re.compile(
     r"__initcall_+(?:kmod_\w*?__\d+_\d+_)?(\w+?)(early|rootfs|con|[0-7]s?)$")
 
 
+# `for f in per_cpu/cpu*/stats; do echo "==> $f <=="; cat $f; done`, as
+# the demo's guest scripts save them (also `head`'s output for several
+# files): each CPU's ring buffer counts (kernel/trace/trace.c,
+# tracing_stats_read())
+STATS_HEAD_RE = re.compile(r"==> (?:.*/)?cpu(\d+)/stats <==")
+STATS_LINE_RE = re.compile(r"(entries|overrun|dropped events): +(\d+)\s*$")
+
+
+class BufferStats(NamedTuple):
+    """A CPU's per_cpu/cpuN/stats, saved after the trace."""
+
+    cpu: str
+    overrun: int        # events overwritten when its buffer was full
+    dropped: int        # events not written when it was full with
+                        # trace_options=nooverwrite (-1: not in the file)
+    entries: int        # events in the buffer (-1: not in the file)
+
+
+class SavedStats(NamedTuple):
+    """The per_cpu/cpuN/stats of the main trace's buffer, by CPU."""
+
+    path: str
+    cpus: Dict[str, BufferStats]
+
+
+def read_buffer_stats(path: str) -> SavedStats:
+    """Each CPU's ring buffer counts, from per_cpu/cpuN/stats files
+    saved one after another, each under a "==> .../cpuN/stats <=="
+    line."""
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise FtdError("%s: cannot open: %s" % (path, err.strerror))
+    got: Dict[str, Dict[str, int]] = {}
+    cur: Optional[Dict[str, int]] = None
+    with f:
+        for line in f:
+            m = STATS_HEAD_RE.match(line.strip())
+            if m:
+                cur = got.setdefault(m.group(1), {})
+                continue
+            m2 = STATS_LINE_RE.match(line.strip())
+            if m2 and cur is not None:
+                cur[m2.group(1)] = int(m2.group(2))
+    out = {cpu: BufferStats(cpu, d["overrun"], d.get("dropped events", -1),
+                            d.get("entries", -1))
+           for cpu, d in got.items() if "overrun" in d}
+    if not out:
+        raise FtdError(
+            "%s: no per_cpu/cpuN/stats with an \"overrun:\" line in it; "
+            "save them after the trace with `for f in /sys/kernel/tracing/"
+            "per_cpu/cpu*/stats; do echo \"==> $f <==\"; cat $f; done`"
+            % path)
+    return SavedStats(path, out)
+
+
 @dataclasses.dataclass
 class Switch:
     ts: int
@@ -131,6 +187,12 @@ class Input:
     # trace file prints one when the buffer overran)
     cpu_first: Dict[str, int] = dataclasses.field(default_factory=dict)
     started: List[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def early_boot(self) -> bool:
+        """The early-boot file (its header says so), not the main
+        trace buffer."""
+        return bool(self.until) or self.records >= 0 or self.freq > 0
 
     @property
     def full(self) -> bool:

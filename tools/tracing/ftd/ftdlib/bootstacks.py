@@ -15,7 +15,7 @@ graphs: a tree whose children are kept in the order they appeared.
 from __future__ import annotations
 
 import bisect
-from typing import Dict, Iterator, List, Sequence, TextIO, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Sequence, TextIO, Tuple
 from xml.sax.saxutils import escape
 
 from .boot import BootView, is_console, is_delay
@@ -34,15 +34,23 @@ COLOR = {k: c for k, c, _ in COLORS}
 
 
 
+class Blamed(NamedTuple):
+    """A span of a hold blamed on a thread."""
+
+    start: int
+    end: int
+    hold: Hold
+    blame: Blame
+
+
 def boot_stacks(view: BootView, tl: Timeline, holds: Sequence[Hold]
                 ) -> Iterator[Tuple[int, int, List[str]]]:
     """(start, end, stack) of the boot path in time order, holds
     spliced in."""
     tracks = Tracks(tl)
-    blames: List[Tuple[int, int, Hold, Blame]] = sorted(
-        ((a, e, h, b) for h in holds for b in h.blames
-         for a, e in b.spans), key=lambda x: x[0])
-    bstart = [x[0] for x in blames]
+    blames = sorted((Blamed(a, e, h, b) for h in holds for b in h.blames
+                     for a, e in b.spans), key=lambda x: x.start)
+    bstart = [x.start for x in blames]
     for key, lo, hi in view.pieces:
         lo, hi = max(lo, view.start), min(hi, view.end)
         if lo >= hi:
@@ -53,9 +61,9 @@ def boot_stacks(view: BootView, tl: Timeline, holds: Sequence[Hold]
             i = max(bisect.bisect_right(bstart, s) - 1, 0)
             t = s
             while t < e:
-                while i < len(blames) and blames[i][1] <= t:
+                while i < len(blames) and blames[i].end <= t:
                     i += 1
-                if i >= len(blames) or blames[i][0] >= e:
+                if i >= len(blames) or blames[i].start >= e:
                     yield t, e, stack
                     break
                 a, b, h, bl = blames[i]

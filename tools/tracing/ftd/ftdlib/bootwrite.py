@@ -161,10 +161,18 @@ def write_summary(out: TextIO, view: BootView,
                 " (entry lines unchecked: --system-map checks them)"
                 if src.get("entry lines") else ""))
     for late in view.late_cpus:
-        out.write("  CPU %s's trace in %s starts %s after CPU %s's: its "
-                  "buffer overwrote the start (see the note at the end)\n"
+        if late.overrun == 0:
+            why = "its buffer overwrote nothing (per_cpu/cpu%s/stats; " \
+                "see" % late.cpu
+        elif late.overrun > 0:
+            why = "its buffer overwrote the start, %d events " \
+                "(per_cpu/cpu%s/stats; see" % (late.overrun, late.cpu)
+        else:
+            why = "its buffer overwrote the start (see"
+        out.write("  CPU %s's trace in %s starts %s after CPU %s's: %s "
+                  "the note at the end)\n"
                   % (late.cpu, late.input, human_inline(late.lag),
-                     late.first_cpu))
+                     late.first_cpu, why))
     out.write("\n")
 
 

@@ -58,6 +58,13 @@ def add_parser(sub: SubParsers) -> None:
                    help="call counts of every call of boot: "
                    "/sys/kernel/tracing/trace_stat/fgraph_boot (or a "
                    "trace_stat/function* file) saved after boot")
+    b.add_argument("--buffer-stats", metavar="FILE",
+                   help="the main trace's per_cpu/cpuN/stats, saved "
+                   "after boot one after another, each under a "
+                   "\"==> per_cpu/cpuN/stats <==\" line (as the demo's "
+                   "guest scripts save them): the notes on a CPU whose "
+                   "trace starts late say how many events its buffer "
+                   "overwrote or dropped")
     b.add_argument("--top", type=count_arg(1), default=10, metavar="N",
                    help="counts: the N functions called most and with "
                    "the most time (default 10)")
@@ -80,8 +87,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     # imported here, not by every command: loading them costs more
     # than a small trace takes to parse
     from .boot import CONSOLE, DELAY, analyse, fold_small
-    from .bootinput import (Collector, check_overlap, read_dmesg,
-                            read_system_map)
+    from .bootinput import (Collector, check_overlap, read_buffer_stats,
+                            read_dmesg, read_system_map)
     from .bootwrite import (hold_columns, hold_rows, holds_dict, holds_note,
                             write_boot, write_holds_text)
     from .bootcounts import (count_columns, counts_dict, read_counts,
@@ -106,6 +113,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     col = Collector()
     sysmap = read_system_map(a.system_map) if a.system_map else None
     dmesg = read_dmesg(a.dmesg) if a.dmesg else None
+    stats = read_buffer_stats(a.buffer_stats) if a.buffer_stats else None
     last: Optional[Walker] = None
     for path in a.traces:
         col.begin("<stdin>" if path == "-" else path)
@@ -123,7 +131,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     problem = check_overlap(col.inputs)
     if problem:
         raise FtdError(problem)
-    view = analyse(col, sysmap, a.until, dmesg)
+    view = analyse(col, sysmap, a.until, dmesg, stats)
     for msg in col.sched.bad[:5]:
         warn(msg + " (left out)")
     if len(col.sched.bad) > 5:

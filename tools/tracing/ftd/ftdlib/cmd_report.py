@@ -7,8 +7,8 @@ import argparse
 from typing import Dict, TextIO
 
 from .analysis import matcher, top_callees
-from .command import (SubParsers, add_common, add_format, count_arg, load,
-                      new_parser, no_switches, warn)
+from .command import (SubParsers, add_common, add_format, chose_tasks,
+                      count_arg, load, new_parser, no_switches, warn)
 from .model import FtdError
 from .output import order_line, parse_sort, sort_stats, stats_columns
 from .parse import Walker
@@ -16,7 +16,14 @@ from .table import text_col, write_table
 
 SORT_HELP = ("sort keys, comma separated: function, count, total, avg, "
              "min, max, local, oncpu (time on the CPU: adds its column; "
-             "needs funcgraph-abstime)")
+             "needs funcgraph-abstime; first, it leaves out the idle "
+             "tasks unless --pid or --task choose the tasks)")
+
+# the idle task is on the CPU while its CPU waits for work: a ranking
+# by time on the CPU leaves it out, as perf top leaves out the idle
+# functions and `ftd flamegraph` the idle tasks
+IDLE_LEFT_OUT = ("idle tasks (pid 0) left out, with the interrupts they "
+                 "took (--task '*' keeps them)")
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -41,7 +48,8 @@ def add_parser(sub: SubParsers) -> None:
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
     keys = parse_sort(a.sort)
     oncpu = "oncpu" in keys
-    w = load(a.trace, a, flat=not a.subs, oncpu=oncpu)
+    drop_idle = keys[0] == "oncpu" and not chose_tasks(a)
+    w = load(a.trace, a, flat=not a.subs, oncpu=oncpu, drop_idle=drop_idle)
     if oncpu:
         why = no_switches(w)
         if why is not None and not w.oncpu:
@@ -69,7 +77,8 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         cols.append(text_col("Subroutines (calls)", None,
                              lambda f: extra.get(f.function, "")))
     if a.format == "text":
-        out.write(order_line(keys, a.reverse))
+        out.write(order_line(keys, a.reverse,
+                             IDLE_LEFT_OUT if drop_idle else ""))
     write_table(out, cols, rows, a.format)
     return w
 

@@ -16,6 +16,7 @@ from typing import Callable, Dict, Optional, Tuple, cast
 from .model import FuncStats, Node, add_node_stats, new_node
 from .pairing import (CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call,
                       LeafEmit)
+from .tasks import is_idle
 from .timeline import Timeline, Track
 
 UNKNOWN_NAME = "(unknown)"
@@ -60,6 +61,9 @@ class Filters:
         self.t_end: Optional[int] = None
         self.min_dur: int = 0
         self.max_depth: Optional[int] = None
+        # leave out the idle tasks' calls (report -s oncpu, when the
+        # user chose no tasks): checked on each call, not each line
+        self.drop_idle = False
 
     def line_filter(self) -> bool:
         return (self.cpus is not None or self.pids is not None or
@@ -124,6 +128,8 @@ class Collector:
         self.sink_names: Optional[Callable[[str], bool]] = None
         # every call with a start, the unfinished ones too
         self.every: Optional[Callable[[Call], None]] = None
+        self.drop_idle = filters.drop_idle
+        self._idle: Dict[str, bool] = {}    # task key -> is_idle()
         self._flat_add = self._plain_flat(True)
 
     def root(self, task: str) -> Node:
@@ -134,6 +140,12 @@ class Collector:
 
     def consumer(self, oncpu: bool = False) -> Callable[[Call], None]:
         """The fastest way to take the calls, for what is wanted."""
+        if self.drop_idle:
+            if self.flat is not None and self.call_sink is None and \
+                    self.timeline is None and self.every is None and \
+                    not self.check:
+                return self._plain_flat(oncpu, True)
+            return self._busy_call
         if self.every is not None or self.check:
             return self
         sink = self.call_sink
@@ -179,7 +191,7 @@ class Collector:
         caller, and says whether it took it (see Pairing.leaf()).
         Only then: no one needs the start of the leaves it takes."""
         if self.every is not None or self.check or \
-                self.timeline is not None:
+                self.timeline is not None or self.drop_idle:
             return None
         names = self.sink_names
         if self.call_sink is None:
@@ -199,9 +211,23 @@ class Collector:
         n = self.flat[name] = Node(name, self.flat)
         return n
 
-    def _plain_flat(self, oncpu: bool) -> Callable[[Call], None]:
+    def _busy_call(self, c: Call) -> None:
+        """__call__() for the calls of the tasks that are not idle."""
+        if not self._idle_task(c.task):
+            self(c)
+
+    def _idle_task(self, task: str) -> bool:
+        """Whether a call's task is an idle task (kept per key)."""
+        v = self._idle.get(task)
+        if v is None:
+            v = self._idle[task] = is_idle(task)
+        return v
+
+    def _plain_flat(self, oncpu: bool,
+                    drop_idle: bool = False) -> Callable[[Call], None]:
         """__call__() for per-function totals and nothing else (with
-        the on-CPU times when oncpu)."""
+        the on-CPU times when oncpu; without the idle tasks' calls
+        when drop_idle)."""
         flat_get = self.flat_get
         new = self._flat_node
         roots = self.roots
@@ -220,7 +246,18 @@ class Collector:
             count_call(n, c.dur, c.child)
             if oncpu:
                 n.oncpu += c.oncpu
-        return plain_flat
+        if not drop_idle:
+            return plain_flat
+        idle = self._idle
+        idle_task = self._idle_task
+
+        def busy_flat(c: Call) -> None:
+            """plain_flat() for the calls of the tasks that are not
+            idle."""
+            v = idle.get(c.task)
+            if not (idle_task(c.task) if v is None else v):
+                plain_flat(c)
+        return busy_flat
 
     def _flat_leaf(self) -> LeafEmit:
         flat_get = self.flat_get

@@ -177,6 +177,11 @@ def add_svg_options(p: argparse.ArgumentParser) -> None:
                    "(default: the command and the file name)")
 
 
+def chose_tasks(a: argparse.Namespace) -> bool:
+    """Whether the user chose the tasks (--pid, --task)."""
+    return a.pid is not None or bool(a.task)
+
+
 def filters(a: argparse.Namespace) -> Filters:
     f = Filters()
     if a.cpu is not None:
@@ -235,10 +240,11 @@ def load(path: str, a: argparse.Namespace,
          timeline: Optional[Timeline] = None,
          need_time: str = "", flat: bool = False,
          hooks: Optional[Callable[[Walker], None]] = None,
-         oncpu: bool = False) -> Walker:
+         oncpu: bool = False, drop_idle: bool = False) -> Walker:
     """Parse a trace with the filters of a; with oncpu, keep on-CPU
-    time when the trace has time stamps.  -N needs call paths, so it
-    turns flat off and prunes the trees."""
+    time when the trace has time stamps; with drop_idle, leave the
+    idle tasks' calls out.  -N needs call paths, so it turns flat off
+    and prunes the trees."""
     excl = getattr(a, "exclude", None)
     if excl:
         flat = False
@@ -251,7 +257,9 @@ def load(path: str, a: argparse.Namespace,
                              "callers, callees, tree, folded, flamegraph")
         if hooks is not None:
             hooks(w)
-    w = parse_file(path, filters(a), timeline, need_time, a.progress, flat,
+    f = filters(a)
+    f.drop_idle = drop_idle
+    w = parse_file(path, f, timeline, need_time, a.progress, flat,
                    all_hooks)
     if excl:
         prune(w.roots(), matcher(excl))
@@ -273,6 +281,10 @@ def load(path: str, a: argparse.Namespace,
                            "%s%s)" % (info.name, " ".join(used),
                                       ", ".join(tasks[:8]),
                                       ", ..." if len(tasks) > 8 else ""))
+        if drop_idle:
+            raise FtdError("%s: only the idle tasks (pid 0) have completed "
+                           "calls, and they are left out (--task '*' keeps "
+                           "them)" % info.name)
         raise FtdError("%s: no completed calls in %d lines" % (
             info.name, info.lines))
     return w

@@ -106,9 +106,10 @@ SORT_MEANING = {
 }
 
 
-def order_line(keys: Sequence[str], reverse: bool) -> str:
+def order_line(keys: Sequence[str], reverse: bool,
+               rows: str = "") -> str:
     """The first line of a text report: what the order of its rows
-    means."""
+    means (and rows: which calls they count, when not all)."""
     first = keys[0]
     label, note = SORT_MEANING[first]
     if first == "function":
@@ -120,6 +121,8 @@ def order_line(keys: Sequence[str], reverse: bool) -> str:
         line += ": " + note
     if len(keys) > 1:
         line += "; then by %s" % ", ".join(keys[1:])
+    if rows:
+        line += "; " + rows
     return line + "\n"
 
 

@@ -341,7 +341,11 @@ def flamechart(out: TextIO, tl: Timeline, title: str,
                   % (pad, ly + 12, escape(label)))
         spans = off.get(track) if off is not None else None
         # switched out from here to the end of the trace, if it was
-        gone = spans[0][-1] if spans and spans[1][-1] >= t1 else -1
+        gone = -1
+        if spans:
+            off_starts, off_ends = spans
+            if off_ends[-1] >= t1:
+                gone = off_starts[-1]
         for st, en, lvl, fid, flags, dur in recs.rows():
             name = names[fid]
             if flags & OPEN:

@@ -268,5 +268,67 @@ def test_a_cpu_that_starts_late_lost_its_start(tmp_path: Path) -> None:
     assert "##### CPU 1 buffer started ####" in text
 
 
+
+def buffer_stats(overrun: Dict[str, int], dropped: int = 0) -> str:
+    """per_cpu/cpuN/stats of each CPU, as the demo's guest scripts save
+    them (6.12's format)."""
+    out = []
+    for cpu, n in overrun.items():
+        out.append("==> per_cpu/cpu%s/stats <==\nentries: 812\n"
+                   "overrun: %d\ncommit overrun: 0\nbytes: 52340\n"
+                   "oldest event ts:     3.000000\nnow ts:    90.000000\n"
+                   "dropped events: %d\nread events: 0\n" % (cpu, n,
+                                                             dropped))
+    return "".join(out)
+
+
+def test_buffer_stats_name_the_overwritten_events(tmp_path: Path) -> None:
+    """With the main trace's per_cpu/cpuN/stats (--buffer-stats), the
+    late CPU's lines say how many events its buffer overwrote; a buffer
+    that overwrote nothing is not blamed; other CPUs' overruns and
+    drops get a note of their own."""
+    f = tmp_path / "two.txt"
+    f.write_text("".join(two_cpus(3000.0, False)))
+    st = tmp_path / "buffer-stats.txt"
+    st.write_text(buffer_stats({"0": 0, "1": 4242}))
+    text = run_ftd("boot", str(f), "--buffer-stats", str(st)
+                   ).stdout.decode()
+    summary = text[:text.index("\nKind ")]
+    assert "  CPU 1's trace in %s starts 3.000 s after CPU 0's: its " \
+        "buffer overwrote the start, 4242 events (per_cpu/cpu1/stats; " \
+        "see the note at the end)" % f in summary
+    note = [ln for ln in text.splitlines() if ln.startswith("note: CPU 1")]
+    assert len(note) == 1
+    assert ("per_cpu/cpu1/stats in %s counts 4242 events overwritten "
+            "(\"overrun: 4242\")" % st) in note[0]
+    assert "trace_buf_size=" in note[0]
+    # CPU 1 overwrote nothing: its late start has another cause
+    st.write_text(buffer_stats({"0": 0, "1": 0}))
+    text = run_ftd("boot", str(f), "--buffer-stats", str(st)
+                   ).stdout.decode()
+    assert "starts 3.000 s after CPU 0's: its buffer overwrote nothing " \
+        "(per_cpu/cpu1/stats; see the note at the end)" in text
+    assert "filled up" not in text
+    # CPU 0 does not start late, but its buffer overwrote 17 events;
+    # with nooverwrite, a buffer drops events instead
+    st.write_text(buffer_stats({"0": 17, "1": 4242}, dropped=3))
+    notes = [ln for ln in run_ftd("boot", str(f), "--buffer-stats",
+                                  str(st)).stdout.decode().splitlines()
+             if ln.startswith("note: per_cpu/")]
+    assert notes[0].startswith(
+        "note: per_cpu/cpu0/stats in %s counts 17 events overwritten "
+        "(\"overrun: 17\"): CPU 0's trace (%s) lost its start" % (st, f))
+    assert [n.split(" counts ")[0] for n in notes[1:]] == [
+        "note: per_cpu/cpu0/stats in %s" % st,
+        "note: per_cpu/cpu1/stats in %s" % st]
+    assert all(" counts 3 events dropped (\"dropped events: 3\")" in n and
+               "trace_options=nooverwrite" in n for n in notes[1:])
+    # a file without stats is refused, naming how to save them
+    st.write_text("nothing here\n")
+    err = run_ftd("boot", str(f), "--buffer-stats", str(st), code=1
+                  ).stderr.decode()
+    assert "no per_cpu/cpuN/stats" in err and "per_cpu/cpu*/stats" in err
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))

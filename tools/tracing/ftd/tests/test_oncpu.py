@@ -66,7 +66,9 @@ def test_switched_out_time_is_taken_out(tmp_path: Path) -> None:
     rows = run_ftd("report", str(sleepy(tmp_path)), "-s", "oncpu"
                    ).stdout.decode().splitlines()
     assert rows[0] == ("# By time on the CPU, largest first: total less "
-                       "the time the task was switched out")
+                       "the time the task was switched out; idle tasks "
+                       "(pid 0) left out, with the interrupts they took "
+                       "(--task '*' keeps them)")
     assert rows[1].split()[-1] == "OnCPU"
     assert [r.split()[0] for r in rows[3:]] == [
         "sys_read", "copy", "sys_wait4", "schedule"]
@@ -188,3 +190,50 @@ def test_flamechart_ranks_lanes_by_time_on_the_cpu(tmp_path: Path) -> None:
             "its task was switched out from 2.000010 s to the end of the "
             "trace</title>") in text
     assert "on the CPU" in text
+
+
+def report_rows(path: Path, *args: str) -> List[str]:
+    """The function column of a text report's rows."""
+    out = run_ftd("report", str(path), *args).stdout.decode()
+    return [r.split()[0] for r in out.splitlines()[3:]]
+
+
+def test_report_by_oncpu_leaves_the_idle_tasks_out(tmp_path: Path) -> None:
+    """The idle task is on the CPU while the CPU waits for work: ranked
+    by time on the CPU, its calls (do_idle, cpuidle_enter) would come
+    first.  They are left out, the header says so, and a task filter
+    brings them back."""
+    p = abandoned(tmp_path)
+    out = run_ftd("report", str(p), "-s", "oncpu").stdout.decode()
+    head = out.splitlines()[0]
+    assert head.startswith("# By time on the CPU, largest first: total "
+                           "less the time the task was switched out; ")
+    assert "idle tasks (pid 0) left out" in head and "--task '*'" in head
+    assert report_rows(p, "-s", "oncpu") == ["copy", "sys_write",
+                                             "sys_read"]
+    assert set(oncpu(p)) == {"copy", "sys_write", "sys_read"}
+    # the user's own task filter decides: all tasks, or the idle ones
+    assert report_rows(p, "-s", "oncpu", "--task", "*") == [
+        "do_idle", "cpuidle_enter", "copy", "sys_write", "sys_read"]
+    assert report_rows(p, "-s", "oncpu", "--pid", "0") == [
+        "do_idle", "cpuidle_enter"]
+    # other orders keep every task, as before
+    assert report_rows(p)[:2] == ["do_idle", "cpuidle_enter"]
+    assert report_rows(p, "-s", "total,oncpu")[:2] == ["do_idle",
+                                                      "cpuidle_enter"]
+
+
+def test_report_by_oncpu_of_idle_calls_only(tmp_path: Path) -> None:
+    """A trace whose only calls are the idle task's says why the
+    on-CPU report is empty, and how to see them."""
+    lines = [HEAD,
+             tline("3.000000", "<idle>-0", "", 0, "do_idle() {"),
+             tline("3.000010", "<idle>-0", "* 10000.00 us", 1,
+                   "cpuidle_enter();"),
+             tline("3.010100", "<idle>-0", "# 10100.00 us", 0, "}")]
+    p = tmp_path / "idle.txt"
+    p.write_text("".join(lines))
+    err = run_ftd("report", str(p), "-s", "oncpu", code=1).stderr.decode()
+    assert "only the idle tasks" in err and "--task '*'" in err
+    assert report_rows(p, "-s", "oncpu", "--task", "*") == [
+        "do_idle", "cpuidle_enter"]
