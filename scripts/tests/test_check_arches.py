@@ -46,9 +46,11 @@ def test_the_steps_of_each_arch_in_order() -> None:
         "x86_64: build patched-x86_64",
         "x86_64: ring buffer and kprobes KUnit suites in the guest",
         "x86_64: project .tc tests and preemptirq/*",
+        "x86_64: boot parameters of options it lacks are refused",
         "arm64: build patched-arm64",
         "arm64: ring buffer and kprobes KUnit suites in the guest",
         "arm64: project .tc tests and preemptirq/*",
+        "arm64: boot parameters of options it lacks are refused",
     ]
 
 

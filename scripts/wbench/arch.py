@@ -185,7 +185,8 @@ X86_64 = Arch(
         "vCPUs: switching current_tracer while 'find /sys' ran oopsed "
         "on a stray int3 at function+0x1 in 4 of 4 runs of unpatched "
         "6.12.117 and 5 of 5 patched (issue 50); with thread=single "
-        "neither crashed.  Two vCPUs on one host thread still "
+        "neither crashed, in the one or two runs of each tried so "
+        "far.  Two vCPUs on one host thread still "
         "interleave, so SMP code is still exercised.  KVM does not "
         "work on these machines (-cpu host fails to set an MSR)."),
     guest_tools=_guest_tools("amd64", "x86_64-linux-gnu",

@@ -308,6 +308,49 @@ def arch_ftracetest(arch_name: str) -> Counts:
     return passed + len(flaky), len(problems)
 
 
+# Boot parameters of an option that the architecture's kernel does not
+# have (the early boot buffer is ARM32's): the kernel must say that it
+# refuses each, not pass it on to init's environment without a word.
+REFUSED_PARAMS = ["fgraph_boot=on", "fgraph_boot_thresh=100",
+                  "fgraph_boot_count=on"]
+REFUSED_JOB = """dmesg > /out/dmesg
+tr '\\0' '\\n' < /proc/1/environ > /out/environ
+"""
+
+
+def arch_refused_params(arch_name: str) -> Counts:
+    config = build.build(arch_config(arch_name))
+    dot_config = (config.build_dir / ".config").read_text()
+    if "CONFIG_FGRAPH_BOOT_BUFFER=y" in dot_config.splitlines():
+        skipped(f"{config.name} has the early boot buffer")
+        return 0, 0
+    out = cache_dir() / "check" / f"refused-{arch_name}"
+    if out.exists():
+        shutil.rmtree(out)
+    res = guest.boot(config, REFUSED_JOB, out_dir=out, smp=2,
+                     append=" ".join(REFUSED_PARAMS), echo=False)
+    res.report()
+    if res.exit_code() != 0 or not (out / "dmesg").exists():
+        failure(f"the guest job failed (exit status {res.exit_code()}): "
+                f"see {res.log}")
+        return 0, 1
+    dmesg = (out / "dmesg").read_text(errors="replace")
+    environ = (out / "environ").read_text(errors="replace").split()
+    passed = failed = 0
+    for param in REFUSED_PARAMS:
+        problems = []
+        if f"{param} refused: " not in dmesg:
+            problems.append("no refusal in the kernel log")
+        if param in environ:
+            problems.append("passed on to init's environment")
+        if problems:
+            failure(f"{param} on {config.name}: {', '.join(problems)}")
+            failed += 1
+        else:
+            passed += 1
+    return passed, failed
+
+
 def arch_steps(names: List[str]) -> List[Tuple[str, Callable[[], Counts]]]:
     steps: List[Tuple[str, Callable[[], Counts]]] = []
     for name in names:
@@ -318,6 +361,8 @@ def arch_steps(names: List[str]) -> List[Tuple[str, Callable[[], Counts]]]:
              functools.partial(arch_kunit, name)),
             (f"{name}: project .tc tests and {' '.join(ARCH_TESTS)}",
              functools.partial(arch_ftracetest, name)),
+            (f"{name}: boot parameters of options it lacks are refused",
+             functools.partial(arch_refused_params, name)),
         ]
     return steps
 
