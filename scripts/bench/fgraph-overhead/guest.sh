@@ -82,14 +82,22 @@ events_written() { # events the ring buffer took since the tracer was set
 		awk '/^(entries|overrun):/ { s += $2 } END { printf "%d", s }'
 }
 
+events_rewound() { # entries of short calls taken back (thresh-tree)
+	cat $T/per_cpu/cpu*/stats 2>/dev/null |
+		awk '/^(rewound|padded) events:/ { s += $3 } END { printf "%d", s }'
+}
+
 for r in $(seq 1 $RUNS); do
 	e0=$(events_written)
+	r0=$(events_rewound)
 	t0=$(now)
 	workload $ITER
 	t1=$(now)
 	e1=$(events_written)
+	r1=$(events_rewound)
 	echo "elapsed_ns $((t1 - t0))" >> $out
 	echo "events_written $((e1 - e0))" >> $out
+	echo "events_rewound $((r1 - r0))" >> $out
 done
 
 if [ -d $T/options ]; then

@@ -50,11 +50,15 @@ FULL_ROWS: List[Tuple[str, str, str]] = [
     ("graph+retval (full)", "patched", "retval"),
 ]
 # Ring buffer events a traced call writes, per state: the rounds of these
-# states also give their own count of traced calls.
-EVENTS_PER_CALL = {"function": 1, "graph": 2, "retval": 2}
+# states also give their own count of traced calls.  Under thresh-tree a
+# slow call keeps its two events and a short one takes its entry back
+# (removed or padded, counted apart).
+EVENTS_PER_CALL = {"function": 1, "graph": 2, "retval": 2, "thresh-tree": 2}
 THRESH_ROWS: List[Tuple[str, str, str]] = [
     ("graph thresh=100us", "benchfg", "thresh"),
     ("graph thresh=100us tree", "benchfg", "thresh-tree"),
+    ("graph thresh=100us (fentry)", "benchfg-fentry", "thresh"),
+    ("graph thresh=100us tree (fentry)", "benchfg-fentry", "thresh-tree"),
 ]
 
 
@@ -139,9 +143,13 @@ def main() -> int:
         elapsed = [int(v) * 10 // iters for v in vals.get("elapsed_ns", [])]
         calls = (int(vals["calls_per_iteration"][0]) * 10
                  if vals.get("calls_per_iteration") else None)
-        # The calls traced in each round, from the events it wrote
-        round_calls = [int(v) * 10 // iters // EVENTS_PER_CALL[state]
-                       for v in vals.get("events_written", [])
+        # The calls traced in each round, from the events it wrote and
+        # the entries it took back
+        written = vals.get("events_written", [])
+        rewound = vals.get("events_rewound", ["0"] * len(written))
+        round_calls = [(int(w) // EVENTS_PER_CALL[state] + int(r))
+                       * 10 // iters
+                       for w, r in zip(written, rewound)
                        if state in EVENTS_PER_CALL]
         results.append((label, config, state, elapsed, calls,
                         vals.get("kernel", ["?"])[0], round_calls))
@@ -218,11 +226,13 @@ def main() -> int:
           "The last two columns count the calls in the timed rounds "
           "themselves: the events each round added to the ring buffer "
           "(entries + overrun of per_cpu/cpu*/stats; two per call "
-          "under function_graph, one under the function tracer), "
-          "which include the work a longer traced round brings with it "
-          "(timer ticks and what they run); overhead/call traced in "
-          "the round is the median over rounds of (elapsed - elapsed "
-          "of TRACE=n) / those calls."
+          "under function_graph, one under the function tracer; "
+          "under thresh-tree two per slow call, plus one per short "
+          "call from the rewound and padded events of the same "
+          "stats), which include the work a longer traced round "
+          "brings with it (timer ticks and what they run); "
+          "overhead/call traced in the round is the median over rounds "
+          "of (elapsed - elapsed of TRACE=n) / those calls."
           % (args.runs, args.graph_runs, args.graph_iter))
     print(f"Per-boot results: {tmp}")
     return 0

@@ -65,6 +65,15 @@ set_state() {
 		echo 1 > $T/options/funcgraph-thresh-tree || return 1
 		echo 100 > $T/tracing_thresh
 		echo function_graph > $T/current_tracer ;;
+	thresh-tree-reader)	# thresh-tree, a trace_pipe reader waiting
+		echo 1 > $T/options/funcgraph-thresh-tree || return 1
+		echo 100 > $T/tracing_thresh
+		echo function_graph > $T/current_tracer
+		# Started after the tracer, which cannot change while
+		# trace_pipe is open; the sleep lets it block in the read
+		cat $T/trace_pipe > /dev/null &
+		reader=$!
+		sleep 1 ;;
 	thresh-lazy)	# entries written when a call they enclose is slow
 		echo 1 > $T/options/funcgraph-thresh-lazy || return 1
 		echo 100 > $T/tracing_thresh
@@ -74,6 +83,11 @@ set_state() {
 }
 
 reset_state() {
+	if [ -n "$reader" ]; then
+		kill $reader
+		wait $reader
+		reader=
+	fi
 	echo nop > $T/current_tracer
 	echo 0 > $T/tracing_thresh
 	echo > $T/set_graph_function

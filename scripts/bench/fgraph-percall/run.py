@@ -43,7 +43,8 @@ from wbench import arch, benchjob, build  # noqa: E402
 
 STOCK_STATES = ["nop", "function", "function-off", "graph", "graph-off",
                 "graph-skip", "thresh"]
-PATCHED_STATES = STOCK_STATES + ["thresh-tree", "thresh-lazy", "retval"]
+PATCHED_STATES = STOCK_STATES + ["thresh-tree", "thresh-tree-reader",
+                                 "thresh-lazy", "retval"]
 DEFAULT_CONFIGS = ["benchfg-stock", "benchfg"]
 
 STATE_TEXT = {
@@ -55,6 +56,8 @@ STATE_TEXT = {
     "graph-skip": "function_graph, entry rejects (set_graph_function)",
     "thresh": "function_graph, tracing_thresh=100 (exits only)",
     "thresh-tree": "function_graph, tracing_thresh=100, thresh-tree",
+    "thresh-tree-reader": "function_graph, tracing_thresh=100, "
+                          "thresh-tree, a trace_pipe reader waiting",
     "thresh-lazy": "function_graph, tracing_thresh=100, thresh-lazy "
                    "(not for posting)",
     "retval": "function_graph, funcgraph-retval",
