@@ -47,10 +47,12 @@ def test_the_steps_of_each_arch_in_order() -> None:
         "x86_64: ring buffer and kprobes KUnit suites in the guest",
         "x86_64: project .tc tests and preemptirq/*",
         "x86_64: boot parameters of options it lacks are refused",
+        "x86_64: nop, function, function_graph 20 times while find /sys runs",
         "arm64: build patched-arm64",
         "arm64: ring buffer and kprobes KUnit suites in the guest",
         "arm64: project .tc tests and preemptirq/*",
         "arm64: boot parameters of options it lacks are refused",
+        "arm64: nop, function, function_graph 20 times while find /sys runs",
     ]
 
 
@@ -102,3 +104,28 @@ def test_ftracetest_counts_passes_fresh_boot_failures_and_skips(
     assert "project test" not in failed
     check._failures.clear()
     check._skips.clear()
+
+
+@pytest.mark.parametrize("oopses, status, want", [
+    ([], 0, (1, 0)),
+    (["BUG: scheduling while atomic"], 0, (0, 1)),
+    ([], 1, (0, 1)),
+])
+def test_tracer_switching_fails_on_a_kernel_report_or_a_bad_exit(
+        monkeypatch: pytest.MonkeyPatch, oopses: list, status: int,
+        want: tuple) -> None:
+    booted = []
+
+    def boot(config: object, job: str, **kwargs: object) -> SimpleNamespace:
+        booted.append((job, kwargs))
+        return SimpleNamespace(ok=status == 0, oopses=oopses, log="log",
+                               exit_code=lambda: status, report=lambda: None)
+
+    monkeypatch.setattr(check.build, "build", lambda name: name)
+    monkeypatch.setattr(check.guest, "boot", boot)
+    check._failures.clear()
+    assert check.arch_tracer_switch("x86_64") == want
+    assert booted[0][1]["smp"] == 2
+    assert "current_tracer" in booted[0][0] and "find /sys" in booted[0][0]
+    assert bool(check._failures) == (want != (1, 0))
+    check._failures.clear()
