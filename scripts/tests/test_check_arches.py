@@ -47,12 +47,12 @@ def test_the_steps_of_each_arch_in_order() -> None:
         "x86_64: ring buffer and kprobes KUnit suites in the guest",
         "x86_64: project .tc tests and preemptirq/*",
         "x86_64: boot parameters of options it lacks are refused",
-        "x86_64: nop, function, function_graph 20 times while find /sys runs",
+        "x86_64: function, function_graph, nop 20 times while find /sys runs",
         "arm64: build patched-arm64",
         "arm64: ring buffer and kprobes KUnit suites in the guest",
         "arm64: project .tc tests and preemptirq/*",
         "arm64: boot parameters of options it lacks are refused",
-        "arm64: nop, function, function_graph 20 times while find /sys runs",
+        "arm64: function, function_graph, nop 20 times while find /sys runs",
     ]
 
 

@@ -397,7 +397,7 @@ def arch_steps(names: List[str]) -> List[Tuple[str, Callable[[], Counts]]]:
              functools.partial(arch_ftracetest, name)),
             (f"{name}: boot parameters of options it lacks are refused",
              functools.partial(arch_refused_params, name)),
-            (f"{name}: nop, function, function_graph {SWITCHES} times "
+            (f"{name}: function, function_graph, nop {SWITCHES} times "
              "while find /sys runs",
              functools.partial(arch_tracer_switch, name)),
         ]
