@@ -19,6 +19,7 @@
 #include <linux/prandom.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/trace_clock.h>
 #include <linux/vmalloc.h>
@@ -597,12 +598,11 @@ static void rw_nmi_write(struct trace_buffer *buffer,
 	rw_nmi.written = 1;
 }
 
-static int rw_rewind_with_nmi(struct kunit *test,
-			      struct ring_buffer_rewind_mark *mark,
-			      enum rb_rewind_point point, u32 val, u64 ts)
+/* Have the "NMI" write @val at time @ts once the code reaches @point */
+static void rw_nmi_arm(struct kunit *test, enum rb_rewind_point point,
+		       u32 val, u64 ts)
 {
 	struct rw_ctx *ctx = test->priv;
-	int ret;
 
 	rw_nmi.buffer = ctx->buffer;
 	rw_nmi.point = point;
@@ -610,10 +610,42 @@ static int rw_rewind_with_nmi(struct kunit *test,
 	rw_nmi.ts = ts;
 	rw_nmi.written = 0;
 	kunit_activate_static_stub(test, rb_test_rewind_point, rw_nmi_write);
+}
+
+static int rw_rewind_with_nmi(struct kunit *test,
+			      struct ring_buffer_rewind_mark *mark,
+			      enum rb_rewind_point point, u32 val, u64 ts)
+{
+	int ret;
+
+	rw_nmi_arm(test, point, val, ts);
 	ret = rw_rewind(test, mark);
 	kunit_deactivate_static_stub(test, rb_test_rewind_point);
 	KUNIT_EXPECT_EQ(test, rw_nmi.written, 1);
 	return ret;
+}
+
+/*
+ * An interrupt event after the tests of a mark's end, before the end is
+ * read: the mark must not take it in, or removing the marked event would
+ * remove the interrupt's too.
+ */
+static void rw_test_irq_in_mark_end(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+	bool marked;
+
+	rw_write(test, 1, 1000, NULL);
+	rw_nmi_arm(test, RB_MARK_END_BEFORE_END, 3, 3000);
+	marked = rw_write(test, 2, 2000, &mark);
+	kunit_deactivate_static_stub(test, rb_test_rewind_point);
+	KUNIT_EXPECT_EQ(test, rw_nmi.written, 1);
+	KUNIT_EXPECT_FALSE(test, marked);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EINVAL);
+	rw_expect_event(test, 1, 1000);
+	rw_expect_event(test, 2, 2000);
+	rw_expect_event(test, 3, 3000);
+	rw_expect_empty(test);
 }
 
 /*
@@ -980,6 +1012,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_failed_reserve),
 	KUNIT_CASE(rw_test_reset),
 	KUNIT_CASE(rw_test_disabled),
+	KUNIT_CASE(rw_test_irq_in_mark_end),
 	KUNIT_CASE(rw_test_nmi_before_move),
 	KUNIT_CASE(rw_test_nmi_after_move),
 	KUNIT_CASE(rw_test_nmi_exact_fill),
@@ -1006,7 +1039,8 @@ static unsigned int stress_seconds = 10;
 module_param(stress_seconds, uint, 0444);
 MODULE_PARM_DESC(stress_seconds, "how long the stress test runs");
 
-#define ST_IDS		BIT(21)	/* ids per stream */
+/* Ids per stream and second: about twice what a fast host writes */
+#define ST_IDS_PER_SECOND	SZ_256K
 #define ST_DEPTH	6
 #define ST_MAGIC	0x5eed1e55U
 
@@ -1014,6 +1048,10 @@ MODULE_PARM_DESC(stress_seconds, "how long the stress test runs");
 struct st_stream {
 	unsigned long	*rewound;
 	unsigned long	*seen;
+	/* Rewinds that returned 0 for an event the reader had read */
+	unsigned long	rewound_read;
+	u32		first_rewound_read;
+	bool		first_rewound_read_padded;
 	u32		next_id;
 	u32		last_seen;
 	bool		any_seen;
@@ -1041,8 +1079,13 @@ static struct {
 	struct trace_buffer	*buffer;
 	struct st_stream	*streams;
 	struct st_cpu		*cpus;
+	u32			ids;
 	bool			stop;
 	unsigned long		read;
+	/* Events read although their rewind had returned 0 before */
+	unsigned long		read_rewound;
+	u32			first_read_rewound_stream;
+	u32			first_read_rewound_id;
 	unsigned long		corrupt;
 	unsigned long		backwards;
 	unsigned long		late;
@@ -1061,13 +1104,14 @@ static u32 st_check(u32 id, u32 stream)
 }
 
 /* Write one event of @stream, return whether it is marked */
-static bool st_write(u32 stream, u32 *id, struct ring_buffer_rewind_mark *m)
+static bool st_write(u32 stream, u32 *id, struct ring_buffer_rewind_mark *m,
+		     struct ring_buffer_event **written)
 {
 	struct st_stream *s = &st.streams[stream];
 	struct ring_buffer_event *event;
 	struct st_payload *p;
 
-	if (s->next_id >= ST_IDS)
+	if (s->next_id >= st.ids)
 		return false;
 	*id = s->next_id++;
 	ring_buffer_rewind_mark_start(st.buffer, m);
@@ -1076,6 +1120,7 @@ static bool st_write(u32 stream, u32 *id, struct ring_buffer_rewind_mark *m)
 		m->cpu = -1;
 		return false;
 	}
+	*written = event;
 	p = ring_buffer_event_data(event);
 	p->id = *id;
 	p->stream = stream;
@@ -1086,17 +1131,35 @@ static bool st_write(u32 stream, u32 *id, struct ring_buffer_rewind_mark *m)
 	return true;
 }
 
+/*
+ * A rewind said it took back an event that the reader had already read:
+ * remember the first one, and whether it was removed or padded in place,
+ * which turns the event's header into a time extend or padding.
+ */
+static void st_rewound_read(struct st_stream *s, u32 id,
+			    struct ring_buffer_event *event)
+{
+	if (!s->rewound_read++) {
+		s->first_rewound_read = id;
+		s->first_rewound_read_padded =
+			event->type_len > RINGBUF_TYPE_DATA_TYPE_LEN_MAX;
+	}
+}
+
 /* Write up to @depth nested events, then rewind them innermost first */
 static void st_cycle(u32 stream, struct rnd_state *rnd, int depth)
 {
 	struct ring_buffer_rewind_mark marks[ST_DEPTH];
+	struct ring_buffer_event *events[ST_DEPTH];
+	struct st_stream *s = &st.streams[stream];
 	u32 ids[ST_DEPTH];
 	bool written[ST_DEPTH];
 	bool kept_inner = false;
+	unsigned long flags;
 	int i;
 
 	for (i = 0; i < depth; i++)
-		written[i] = st_write(stream, &ids[i], &marks[i]);
+		written[i] = st_write(stream, &ids[i], &marks[i], &events[i]);
 
 	for (i = depth - 1; i >= 0; i--) {
 		int ret;
@@ -1111,10 +1174,18 @@ static void st_cycle(u32 stream, struct rnd_state *rnd, int depth)
 			kept_inner = true;
 			continue;
 		}
-		/* Removed, or padded where it is: it must never be read */
+		/*
+		 * Removed, or padded where it is: it must never be read. With
+		 * interrupts off until the event's header is looked at, no
+		 * other write can have reused the space of a removed event.
+		 */
+		local_irq_save(flags);
 		ret = ring_buffer_rewind_tail(st.buffer, &marks[i]);
+		if (!ret && test_bit(ids[i], s->seen))
+			st_rewound_read(s, ids[i], events[i]);
+		local_irq_restore(flags);
 		if (!ret)
-			set_bit(ids[i], st.streams[stream].rewound);
+			set_bit(ids[i], s->rewound);
 		else
 			kept_inner = true;
 	}
@@ -1163,7 +1234,7 @@ static void st_check_event(int cpu, struct ring_buffer_event *event, u64 ts)
 
 	st.read++;
 	if (ring_buffer_event_length(event) < sizeof(*p) ||
-	    p->stream / 2 != cpu || p->id >= ST_IDS ||
+	    p->stream / 2 != cpu || p->id >= st.ids ||
 	    p->check != st_check(p->id, p->stream)) {
 		st.corrupt++;
 		return;
@@ -1174,6 +1245,10 @@ static void st_check_event(int cpu, struct ring_buffer_event *event, u64 ts)
 	s->last_seen = p->id;
 	s->any_seen = true;
 	set_bit(p->id, s->seen);
+	if (test_bit(p->id, s->rewound) && !st.read_rewound++) {
+		st.first_read_rewound_stream = p->stream;
+		st.first_read_rewound_id = p->id;
+	}
 	/* The event's time stamp is taken before the payload's clock */
 	if (ts > p->clock) {
 		if (!st.late) {
@@ -1233,10 +1308,11 @@ static void rw_test_stress(struct kunit *test)
 	st.cpus = kcalloc(nr_cpu_ids, sizeof(*st.cpus), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st.streams);
 	KUNIT_ASSERT_NOT_NULL(test, st.cpus);
+	st.ids = max(stress_seconds, 10U) * ST_IDS_PER_SECOND;
 	for (i = 0; i < nstreams; i++) {
-		st.streams[i].rewound = vzalloc(BITS_TO_LONGS(ST_IDS) *
+		st.streams[i].rewound = vzalloc(BITS_TO_LONGS(st.ids) *
 						sizeof(long));
-		st.streams[i].seen = vzalloc(BITS_TO_LONGS(ST_IDS) *
+		st.streams[i].seen = vzalloc(BITS_TO_LONGS(st.ids) *
 					     sizeof(long));
 		KUNIT_ASSERT_NOT_NULL(test, st.streams[i].rewound);
 		KUNIT_ASSERT_NOT_NULL(test, st.streams[i].seen);
@@ -1295,9 +1371,19 @@ static void rw_test_stress(struct kunit *test)
 		unsigned long *b = st.streams[i].seen;
 		unsigned long w;
 
-		for (w = 0; w < BITS_TO_LONGS(ST_IDS); w++)
+		for (w = 0; w < BITS_TO_LONGS(st.ids); w++)
 			both += hweight_long(a[w] & b[w]);
+		if (st.streams[i].rewound_read)
+			kunit_info(test, "stream %d: %lu events rewound after they were read, the first id %u, %s\n",
+				   i, st.streams[i].rewound_read,
+				   st.streams[i].first_rewound_read,
+				   st.streams[i].first_rewound_read_padded ?
+				   "padded in place" : "removed");
 	}
+	if (st.read_rewound)
+		kunit_info(test, "%lu events read after their rewind, the first stream %u id %u\n",
+			   st.read_rewound, st.first_read_rewound_stream,
+			   st.first_read_rewound_id);
 
 	kunit_info(test,
 		   "%lu task cycles, %lu irq cycles, %lu events read, %lu resets\n",
