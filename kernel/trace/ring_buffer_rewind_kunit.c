@@ -528,6 +528,58 @@ static void rw_test_failed_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rw_bytes(test), bytes);
 }
 
+/* A "reader" that consumes events from the padding's test hook */
+static struct {
+	struct trace_buffer	*buffer;
+	int			cpu;
+	int			events;
+} rw_leaver;
+
+static void rw_reader_leaves(struct trace_buffer *buffer,
+			     enum rb_rewind_point point)
+{
+	if (buffer != rw_leaver.buffer || point != RB_PAD_BEFORE_TAKES)
+		return;
+	for (; rw_leaver.events > 0; rw_leaver.events--)
+		if (!ring_buffer_consume(buffer, rw_leaver.cpu, NULL, NULL))
+			break;
+}
+
+/*
+ * The reader reads the marked event on the page being written, and
+ * leaves that page while the padding is tested, between the test of
+ * the reader page and that of the page's takes: the event it read must
+ * stay as it is. Tested the other way round, neither test would see
+ * the reader.
+ */
+static void rw_test_pad_reader_leaves(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark mark;
+	int i;
+
+	/* The reader takes the page being written, then the marked event */
+	rw_write(test, 1, 1000, NULL);
+	rw_expect_event(test, 1, 1000);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
+	rw_expect_event(test, 2, 2000);
+	/* Events of a quarter page fill the page and open the next one */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_TRUE(test, rw_try_write(test, 3000 + i,
+						     RW_BIG_DATA));
+
+	/* The reader reads them all, which takes it to the next page */
+	rw_leaver.buffer = ctx->buffer;
+	rw_leaver.cpu = ctx->cpu;
+	rw_leaver.events = 4;
+	kunit_activate_static_stub(test, rb_test_rewind_point,
+				   rw_reader_leaves);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
+	kunit_deactivate_static_stub(test, rb_test_rewind_point);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_padded(test, 0);
+}
+
 /* A reset in between: the same position means a different event now */
 static void rw_test_reset(struct kunit *test)
 {
@@ -1010,6 +1062,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_page_boundary),
 	KUNIT_CASE(rw_test_page_end_padding),
 	KUNIT_CASE(rw_test_failed_reserve),
+	KUNIT_CASE(rw_test_pad_reader_leaves),
 	KUNIT_CASE(rw_test_reset),
 	KUNIT_CASE(rw_test_disabled),
 	KUNIT_CASE(rw_test_irq_in_mark_end),
