@@ -546,36 +546,70 @@ static void rw_reader_leaves(struct trace_buffer *buffer,
 }
 
 /*
- * The reader reads the marked event on the page being written, and
- * leaves that page while the padding is tested, between the test of
- * the reader page and that of the page's takes: the event it read must
- * stay as it is. Tested the other way round, neither test would see
- * the reader.
+ * Quarter page events after the marked one, enough to fill its page and
+ * open the next one; returns how many.
+ */
+static int rw_fill_past_page(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	int i, n = ring_buffer_subbuf_size_get(ctx->buffer) / RW_BIG_DATA + 1;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_TRUE(test, rw_try_write(test, 3000 + i,
+						     RW_BIG_DATA));
+	return n;
+}
+
+/*
+ * The reader takes the page being written, then reads the marked event,
+ * the smallest that can become padding, on it. Returns how many events
+ * follow it, on its page and the next.
+ */
+static int rw_read_marked(struct kunit *test,
+			  struct ring_buffer_rewind_mark *mark)
+{
+	rw_write(test, 1, 1000, NULL);
+	rw_expect_event(test, 1, 1000);
+	rw_write_len(test, 2, 2000, RW_PAD_DATA, mark);
+	rw_expect_event(test, 2, 2000);
+	return rw_fill_past_page(test);
+}
+
+/*
+ * The reader would leave the page of the event it read while the
+ * padding is tested, between the test of the reader page and that of
+ * the page's takes: the padding must be refused by the first, before the
+ * reader moves. Tested the other way round, the takes would be loaded
+ * before the reader moves and the reader page after, and neither would
+ * show the reader.
  */
 static void rw_test_pad_reader_leaves(struct kunit *test)
 {
 	struct rw_ctx *ctx = test->priv;
 	struct ring_buffer_rewind_mark mark;
-	int i;
+	int n = rw_read_marked(test, &mark);
 
-	/* The reader takes the page being written, then the marked event */
-	rw_write(test, 1, 1000, NULL);
-	rw_expect_event(test, 1, 1000);
-	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 2000, &mark));
-	rw_expect_event(test, 2, 2000);
-	/* Events of a quarter page fill the page and open the next one */
-	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_TRUE(test, rw_try_write(test, 3000 + i,
-						     RW_BIG_DATA));
-
-	/* The reader reads them all, which takes it to the next page */
 	rw_leaver.buffer = ctx->buffer;
 	rw_leaver.cpu = ctx->cpu;
-	rw_leaver.events = 4;
+	rw_leaver.events = n;
 	kunit_activate_static_stub(test, rb_test_rewind_point,
 				   rw_reader_leaves);
 	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
 	kunit_deactivate_static_stub(test, rb_test_rewind_point);
+	KUNIT_EXPECT_EQ(test, rw_leaver.events, n);
+	rw_expect_counts(test, 0, 1);
+	rw_expect_padded(test, 0);
+}
+
+/* The reader read the event and left its page: the takes show it */
+static void rw_test_pad_reader_left(struct kunit *test)
+{
+	struct ring_buffer_rewind_mark mark;
+	int i, n = rw_read_marked(test, &mark);
+
+	for (i = 0; i < n; i++)
+		rw_expect_event(test, 0, 3000 + i);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &mark), -EBUSY);
 	rw_expect_counts(test, 0, 1);
 	rw_expect_padded(test, 0);
 }
@@ -1063,6 +1097,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_page_end_padding),
 	KUNIT_CASE(rw_test_failed_reserve),
 	KUNIT_CASE(rw_test_pad_reader_leaves),
+	KUNIT_CASE(rw_test_pad_reader_left),
 	KUNIT_CASE(rw_test_reset),
 	KUNIT_CASE(rw_test_disabled),
 	KUNIT_CASE(rw_test_irq_in_mark_end),
