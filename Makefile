@@ -6,8 +6,9 @@
 #   make demo     the paper's example on the patched kernel, with ftd
 #   make demo-boot  a boot from a root disk traced from start_kernel(),
 #                 with ftd boot's holds, counts and per-initcall rows
-#   make check    every test: series, build, guest tests, ftracetest, ftd
-#   make check-arches  the series' generic parts on arm64 and x86_64:
+#   make check    every test: series, build, guest tests, ftracetest, ftd,
+#                 and on arm64 and x86_64 KUnit, thresh-tree and the toggles
+#   make check-arches  all the series' tests of arm64 and x86_64:
 #                 KUnit in the guest, the project's .tc files, preemptirq/*
 #   make series   export each topic series to out/series/NN-topic/
 #   make bench    run the benchmarks (long: about an hour; see README)
@@ -31,10 +32,11 @@ demo: deps
 demo-boot: deps
 	$(WORKBENCH) demo-boot
 
-check: deps
+# Both install the arm64 and x86_64 compilers and QEMUs besides ARM32's.
+check:
+	scripts/install-deps --arch arm64 --arch x86_64
 	scripts/check
 
-# Installs the arm64 and x86_64 compilers and QEMUs besides ARM32's.
 check-arches:
 	scripts/install-deps --arch arm64 --arch x86_64
 	scripts/check --arches

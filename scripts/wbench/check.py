@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
-from . import build, export, guest, kunit, parser, selftest
+from . import arch, build, export, guest, kunit, parser, selftest
 from .base import base_tree
 from .common import REPO, WorkbenchError, cache_dir, log, run
 from .prepare import prepare_kernel
@@ -263,6 +263,10 @@ def step_mcount() -> Counts:
 # cannot run there (UNSUPPORTED) is listed as skipped.
 OTHER_ARCHES = ["arm64", "x86_64"]
 ARCH_TESTS = ["preemptirq/*"]
+# What make check runs of them on every architecture: thresh-tree, with
+# and without a trace_pipe reader, and the toggles' events, paired
+GENERIC_TESTS = ["ftrace/fgraph-thresh-tree.tc",
+                 "preemptirq/preemptirq-events.tc"]
 
 
 def arch_config(arch_name: str) -> str:
@@ -278,12 +282,11 @@ def arch_kunit(arch_name: str) -> Counts:
     return kunit_in_guest(arch_config(arch_name), f"kunit-{arch_name}")
 
 
-def arch_ftracetest(arch_name: str) -> Counts:
-    """The project's .tc files and ARCH_TESTS on patched-ARCH; a failure
-    counts if it fails again on a fresh boot."""
+def arch_ftracetest(arch_name: str, patterns: List[str]) -> Counts:
+    """The tests matching patterns on patched-ARCH; a failure counts if
+    it fails again on a fresh boot."""
     config = build.build(arch_config(arch_name))
-    tests = selftest.select(build.source_tree(config),
-                            selftest.project_tests() + ARCH_TESTS, ci=True)
+    tests = selftest.select(build.source_tree(config), patterns, ci=True)
     out = cache_dir() / "check" / f"selftest-{arch_name}"
     if out.exists():
         shutil.rmtree(out)
@@ -385,26 +388,51 @@ def arch_tracer_switch(arch_name: str) -> Counts:
     return 1, 0
 
 
-def arch_steps(names: List[str]) -> List[Tuple[str, Callable[[], Counts]]]:
-    steps: List[Tuple[str, Callable[[], Counts]]] = []
-    for name in names:
-        steps += [
-            (f"{name}: build {arch_config(name)}",
+Steps = List[Tuple[str, Callable[[], Counts]]]
+
+
+def arch_kernel_steps(name: str) -> Steps:
+    return [(f"{name}: build {arch_config(name)}",
              functools.partial(arch_build, name)),
             (f"{name}: ring buffer and kprobes KUnit suites in the guest",
-             functools.partial(arch_kunit, name)),
+             functools.partial(arch_kunit, name))]
+
+
+def tracer_switch_step(name: str) -> Tuple[str, Callable[[], Counts]]:
+    return (f"{name}: function, function_graph, nop {SWITCHES} times "
+            "while find /sys runs", functools.partial(arch_tracer_switch, name))
+
+
+def arch_steps(names: List[str]) -> Steps:
+    """make check-arches: all that the other architectures run."""
+    steps: Steps = []
+    for name in names:
+        steps += arch_kernel_steps(name) + [
             (f"{name}: project .tc tests and {' '.join(ARCH_TESTS)}",
-             functools.partial(arch_ftracetest, name)),
+             functools.partial(arch_ftracetest, name,
+                               selftest.project_tests() + ARCH_TESTS)),
             (f"{name}: boot parameters of options it lacks are refused",
              functools.partial(arch_refused_params, name)),
-            (f"{name}: function, function_graph, nop {SWITCHES} times "
-             "while find /sys runs",
-             functools.partial(arch_tracer_switch, name)),
+            tracer_switch_step(name),
         ]
     return steps
 
 
-STEPS: List[Tuple[str, Callable[[], Counts]]] = [
+def generic_steps(names: List[str]) -> Steps:
+    """What make check runs on the other architectures: the generic
+    parts of the series (KUnit, thresh-tree, the toggles), and the tracer
+    switching on an architecture whose QEMU mode was chosen for it."""
+    steps: Steps = []
+    for name in names:
+        steps += arch_kernel_steps(name) + [
+            (f"{name}: {' '.join(GENERIC_TESTS)}",
+             functools.partial(arch_ftracetest, name, GENERIC_TESTS))]
+        if arch.get(name).accel:
+            steps.append(tracer_switch_step(name))
+    return steps
+
+
+STEPS: Steps = [
     ("series: each topic applies in order and on its stated base, "
      "checkpatch --strict, git am",
      step_series),
@@ -423,6 +451,7 @@ STEPS: List[Tuple[str, Callable[[], Counts]]] = [
     ("tracing KUnit suites: kunit.py run --arch=arm", step_kunit_py),
     ("ftracetest and project .tc tests on patched", step_selftest),
     ("the -pg hook: fgraph and kprobe tests on mcount", step_mcount),
+    *generic_steps(OTHER_ARCHES),
 ]
 
 
