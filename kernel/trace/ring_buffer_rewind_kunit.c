@@ -366,6 +366,32 @@ static void rw_test_padding_then_data(struct kunit *test)
 	rw_expect_empty(test);
 }
 
+/*
+ * Padding alone is nothing to read: the buffer is empty for its readers,
+ * which would otherwise ask for an event again and again (trace_pipe
+ * spun in the kernel).
+ */
+static void rw_test_padding_alone(struct kunit *test)
+{
+	struct rw_ctx *ctx = test->priv;
+	struct ring_buffer_rewind_mark first, second;
+
+	rw_write_len(test, 1, 1000, RW_PAD_DATA, &first);
+	KUNIT_ASSERT_TRUE(test, rw_write(test, 2, 1100, &second));
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &first), 0);
+	KUNIT_EXPECT_EQ(test, rw_rewind(test, &second), 0);
+	rw_expect_padded(test, 1);
+	KUNIT_EXPECT_EQ(test, rw_entries(test), 0UL);
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty(ctx->buffer));
+	rw_expect_empty(test);
+
+	rw_write(test, 3, 1200, NULL);
+	KUNIT_EXPECT_FALSE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+	rw_expect_event(test, 3, 1200);
+	KUNIT_EXPECT_TRUE(test, ring_buffer_empty_cpu(ctx->buffer, ctx->cpu));
+}
+
 /* A consuming reader took the page: it may have read the event */
 static void rw_test_consumed(struct kunit *test)
 {
@@ -1091,6 +1117,7 @@ static struct kunit_case rw_cases[] = {
 	KUNIT_CASE(rw_test_later_event_small),
 	KUNIT_CASE(rw_test_padding_run),
 	KUNIT_CASE(rw_test_padding_then_data),
+	KUNIT_CASE(rw_test_padding_alone),
 	KUNIT_CASE(rw_test_consumed),
 	KUNIT_CASE(rw_test_peeked),
 	KUNIT_CASE(rw_test_page_boundary),
