@@ -116,11 +116,23 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
             name, len(ds), human(ds[0]), ", ".join(
                 "p%g %s" % (p, human(percentile(ds, p)))
                 for p in PERCENTILES), human(ds[-1])))
-        most = max(n for _, _, n in bs)
-        for lo, hi, n in bs:
-            label = "< 1" if lo == 0 else "%d - %d" % (lo // 1000,
-                                                      hi // 1000)
-            out.write("  %14s us %9d %5.1f%% |%-*s|\n" % (
-                label, n, 100.0 * n / len(ds), BAR,
-                "#" * (n * BAR // most if n else 0)))
+        write_buckets(out, bs, len(ds))
     return w
+
+
+def write_buckets(out: TextIO, bs: List[Tuple[int, int, int]],
+                  calls: int) -> None:
+    """The text bucket table: the bounds with units (human()), each
+    column as wide as its widest cell, the count, its share and a bar."""
+    los = [human(lo) for lo, _, _ in bs[1:]]
+    his = [human(hi) for _, hi, _ in bs]
+    wlo = max([len(x) for x in los], default=0)
+    whi = max(len(x) for x in his)
+    labels = ["%*s" % (wlo + 3 + whi, "< " + his[0])] + [
+        "%*s - %*s" % (wlo, lo, whi, hi) for lo, hi in zip(los, his[1:])]
+    wn = max(len("%d" % n) for _, _, n in bs)
+    most = max(n for _, _, n in bs)
+    for label, (_, _, n) in zip(labels, bs):
+        out.write("  %s %*d %5.1f%% |%-*s|\n" % (
+            label, wn, n, 100.0 * n / calls, BAR,
+            "#" * (n * BAR // most if n else 0)))
