@@ -83,7 +83,7 @@ def boot_columns(view: BootView) -> List[Column]:
         Column("First(s)", "first_s", lambda r: "%.6f" % (r.first / 1e9),
                lambda r: round(r.first / 1e9, 6),
                lambda r: "%.6f" % (r.first / 1e9)),
-        Column("Time(ms)", "time_us", lambda r: "%.3f" % (r.ns / 1e6),
+        Column("Time", "time_us", lambda r: human(r.ns),
                lambda r: round(r.ns / 1000.0, 3),
                lambda r: "%.3f" % (r.ns / 1000.0)),
         Column("%", "percent", lambda r: "%.1f" % (100.0 * r.ns / tot),

@@ -332,3 +332,26 @@ def test_buffer_stats_name_the_overwritten_events(tmp_path: Path) -> None:
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+def test_boot_table_durations_with_units(tmp_path: Path) -> None:
+    """The boot table's Time column goes through human(), like every
+    text table; CSV and JSON keep plain microseconds."""
+    f = tmp_path / "fig3.txt"
+    f.write_text("".join(fig3_trace()))
+    text = run_ftd("boot", str(f)).stdout.decode()
+    lines = text.splitlines()
+    head = [i for i, ln in enumerate(lines) if ln.startswith("Kind ")][0]
+    end = [i for i, ln in enumerate(lines)
+           if i > head and ln.startswith("total ")][0]
+    table = lines[head:end + 1]
+    assert table[0].endswith(" First(s)       Time     %")
+    assert table[3].split(None, 3)[3].endswith(
+        "1.016200 500.000 us   2.8")
+    assert table[4].endswith("1.001000   1.600 ms   8.9")
+    assert table[-1].endswith(" 18.000 ms 100.0")
+    # the units line up
+    assert len({ln.rindex("s ") for ln in table[2:] if ln[0] != "-"}) == 1
+    csv_text = run_ftd("boot", str(f), "-f", "csv").stdout.decode()
+    assert "delay,,msleep in kernel_init,1.016200,500.000,2.778\n" in \
+        csv_text
