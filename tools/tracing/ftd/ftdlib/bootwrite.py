@@ -56,12 +56,24 @@ def view_dict(view: BootView, rows: Sequence[Row]) -> Dict[str, object]:
                         "time_us": round(v.ns / 1000.0, 3)}
                    for lv, v in sorted(view.levels.items(),
                                        key=lambda kv: _lv_key(kv[0]))},
+        "initcalls": initcalls_dict(view),
         "rows": row_dicts(view, rows),
         "gaps": [{"start_s": a / 1e9, "end_s": b / 1e9,
                   "time_us": round((b - a) / 1000.0, 3), "what": name}
                  for a, b, name in view.gaps],
         "notes": view.notes,
     }
+
+
+def initcalls_dict(view: BootView) -> Dict[str, object]:
+    """The do_one_initcall() calls of the boot path: how many, how many
+    no line named (the rows NOT_TRACED), and by what the others were
+    named (the summary's "Initcalls not named" and "Initcall names")."""
+    src = view.name_sources
+    return {"calls": sum(src.values()),
+            "not_named": src.get("not traced", 0),
+            "named_by": {how: n for how, n in sorted(src.items())
+                         if how != "not traced"}}
 
 
 def _lv_key(lv: str) -> Tuple[int, str]:

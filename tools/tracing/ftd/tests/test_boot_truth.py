@@ -16,7 +16,7 @@ import pytest
 
 from boottrace import Trace
 from conftest import run_ftd
-from ftdlib.boot import BootView, analyse
+from ftdlib.boot import NOT_TRACED, BootView, analyse
 from ftdlib.bootinput import Collector
 from ftdlib.parse import Walker
 from test_boot_fig3 import fig3_files, fig3_trace
@@ -111,6 +111,17 @@ def test_no_row_is_named_after_a_callee() -> None:
         "not traced": 2, "entry lines": 2}
 
 
+def test_json_counts_the_initcalls_not_named(tmp_path: Path) -> None:
+    """JSON says what the text summary's "Initcalls not named: N of M"
+    says."""
+    f = tmp_path / "boot.txt"
+    f.write_text("".join(debug_boot().text()))
+    j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
+    assert j["initcalls"] == {"calls": 4, "not_named": 2,
+                              "named_by": {"entry lines": 2}}
+    assert len([r for r in j["rows"] if r["name"] == NOT_TRACED]) == 1
+
+
 def test_initcall_debug_printing_is_one_row() -> None:
     got = rows(debug_boot().text())
     debug = [r for r in got if r[0] == "initcall_debug"]
@@ -158,6 +169,8 @@ def test_dmesg_names_initcalls(tmp_path: Path) -> None:
                    ("baz_init", 2000.0), ("helper_fn", 2000.0)]
     text = run_ftd("boot", str(f), "--dmesg", str(d)).stdout.decode()
     assert "3 from dmesg lines, 1 from entry lines" in text
+    assert j["initcalls"] == {"calls": 4, "not_named": 0, "named_by": {
+        "dmesg lines": 3, "entry lines": 1}}
     # a line of initcall_debug without a printk time
     d.write_text(DMESG + "calling  late_init+0x0/0x8 @ 1\n")
     r = run_ftd("boot", str(f), "--dmesg", str(d), code=1)
