@@ -163,6 +163,7 @@ class LevelSum:
     initcalls: int = 0  # the initcalls the trace names
     ns: int = 0         # its time, with its initcalls' delays and
                         # console output and the untraced initcalls
+    calls: int = 0      # its do_one_initcall() calls, named or not
 
 
 @dataclasses.dataclass
@@ -402,6 +403,9 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
 
     rows: Dict[Tuple[str, str, str], Row] = {}
     lv_sum: Dict[str, LevelSum] = {}
+    for r in ic_recs:
+        lv = levels.level(named[id(r)] or NOT_TRACED, r.start)
+        lv_sum.setdefault(lv, LevelSum()).calls += 1
 
     def give(kind: str, level: str, name: str, ns: int, t: int,
              group: Optional[Tuple[str, str, str]] = None) -> None:

@@ -122,6 +122,26 @@ def test_json_counts_the_initcalls_not_named(tmp_path: Path) -> None:
     assert len([r for r in j["rows"] if r["name"] == NOT_TRACED]) == 1
 
 
+def test_levels_count_initcalls_named_or_not(tmp_path: Path) -> None:
+    """A level's line says how many initcalls ran (the traced
+    do_one_initcall() calls) and how many of them are named; the header
+    says in words when no level is known."""
+    f = tmp_path / "boot.txt"
+    f.write_text("".join(debug_boot().text()))
+    text = run_ftd("boot", str(f)).stdout.decode()
+    assert "\n  6 device        4 initcalls,    2 named       11.000 ms\n" \
+        in text
+    j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
+    assert j["levels"] == {"6": {"initcalls": 2, "calls": 4,
+                                 "time_us": 11000.0}}
+    f.write_text("".join(boot_with_holds().text()))
+    head = run_ftd("boot", str(f)).stdout.decode().splitlines()[3]
+    assert head == ("levels unknown: no initcall_level events, no "
+                    "do_initcall_level() calls, no --system-map")
+    j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
+    assert j["level_source"] == "none"
+
+
 def test_initcall_debug_printing_is_one_row() -> None:
     got = rows(debug_boot().text())
     debug = [r for r in got if r[0] == "initcall_debug"]
