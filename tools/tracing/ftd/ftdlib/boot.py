@@ -34,7 +34,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .analysis import matcher
 from .bootholds import is_irq
-from .bootinput import (Collector, InitcallLog, InitcallMark, Input,
+from .bootinput import (BootInputs, InitcallLog, InitcallMark, Input,
                         SavedStats)
 from .model import BIG, FtdError
 from .tasks import idle_key, pid_of, task_cpu
@@ -289,7 +289,7 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Piece], str]:
     return pieces, ""
 
 
-def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
+def analyse(col: BootInputs, sysmap: Optional[Dict[str, str]] = None,
             until: Optional[int] = None,
             dmesg: Optional[InitcallLog] = None,
             stats: Optional[SavedStats] = None) -> BootView:
@@ -733,7 +733,7 @@ INITCALL_FUNCS = ("do_initcall_level", "do_pre_smp_initcalls",
 GAP_LEVEL = "not traced: initcall level "
 
 
-def _gaps(col: Collector, tops: List[Placed], start: int, end: int,
+def _gaps(col: BootInputs, tops: List[Placed], start: int, end: int,
           names: List[str], levels: Levels,
           level_of: Callable[[Placed], str]) -> List[Gap]:
     """Time of the boot path that no record covers, named: between two

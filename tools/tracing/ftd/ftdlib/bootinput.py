@@ -209,10 +209,14 @@ class InitcallMark(NamedTuple):
     fn: str         # the initcall
 
 
-class Collector:
-    """Collects the calls and initcall_level events of several inputs
-    into one Timeline, one track per task, with the idle task of each
-    CPU and the task-less lines of a CPU on the same track."""
+class BootInputs:
+    """The boot's inputs (the early-boot file, the main trace buffer)
+    as they are read: their calls in one Timeline, one track per task,
+    with the idle task of each CPU and the task-less lines of a CPU on
+    the same track; their initcall and scheduler events; each file's
+    Input (its span and early-boot header).  Each input's Walker hands
+    it every call (its collect.Collector's every hook, call()) and
+    every comment line (comment_sink())."""
 
     def __init__(self) -> None:
         self.tl = Timeline("task")

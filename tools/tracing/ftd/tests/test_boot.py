@@ -44,7 +44,7 @@ import pytest
 from conftest import DATA_DIR, run_ftd
 from ftdlib.timeline import Timeline
 from ftdlib.boot import BootView, analyse
-from ftdlib.bootinput import Collector, read_system_map
+from ftdlib.bootinput import BootInputs, read_system_map
 from ftdlib.parse import Walker
 from ftdlib.table import human
 
@@ -116,7 +116,7 @@ def early_lines(t0: float = 0.010) -> List[str]:
 
 def collect(paths_or_lines: List[object],
             sysmap: Optional[Dict[str, str]] = None) -> BootView:
-    col = Collector()
+    col = BootInputs()
     for i, item in enumerate(paths_or_lines):
         if isinstance(item, Path):
             name = item.name

@@ -17,7 +17,7 @@ import pytest
 from boottrace import Trace
 from conftest import run_ftd
 from ftdlib.boot import NOT_TRACED, BootView, analyse
-from ftdlib.bootinput import Collector
+from ftdlib.bootinput import BootInputs
 from ftdlib.parse import Walker
 from test_boot_fig3 import fig3_files, fig3_trace
 from test_boot_holds import boot_with_holds
@@ -75,7 +75,7 @@ CALLEES = ("trace_initcall_start_cb", "trace_initcall_finish_cb",
 
 def view_of(lines: List[str], sysmap: Dict[str, str] | None = None
             ) -> BootView:
-    col = Collector()
+    col = BootInputs()
     col.begin("synthetic")
     w = Walker(None, None, "boot", flat=True)
     w.collect.every = col.call
