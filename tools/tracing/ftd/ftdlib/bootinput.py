@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 from .layout import SCHED_SWITCH_RE
 from .model import BIG, FtdError
 from .pairing import UNFINISHED, Call
-from .tasks import idle_key, is_unknown
+from .tasks import idle_key, is_unknown, unknown_cpu
 from .timeline import Timeline
 
 # The scheduler events as the function_graph tracer prints them, in the
@@ -237,7 +237,7 @@ class BootInputs:
     def track(key: str, cpu: str) -> str:
         if is_unknown(key):
             # no task column: before the first fork only pid 0 runs
-            return idle_key(key[2:])
+            return idle_key(unknown_cpu(key))
         return key
 
     def call(self, call: Call) -> None:
