@@ -35,7 +35,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 from .analysis import matcher
 from .bootholds import is_irq
 from .bootinput import (BootInputs, InitcallLog, InitcallMark, Input,
-                        SavedStats)
+                        LevelEvent, SavedStats)
 from .model import BIG, FtdError
 from .tasks import idle_key, pid_of, task_cpu
 from .timeline import Placed, Timeline
@@ -110,18 +110,6 @@ def is_not_initcall(fn: str) -> bool:
         is_delay(fn)
 
 
-@dataclasses.dataclass
-class Row:
-    kind: str          # setup_arch mm initcall probe delay console
-    level: str         # other gap; initcall level ("early", "0".."7",
-    name: str          # "?") or ""
-    ns: int = 0
-    first: int = BIG   # first time this row got time
-    # the phase row (kind, level, name) this row is shown under: its
-    # own for phases; an initcall for its probes, delays and console
-    group: Tuple[str, str, str] = ("", "", "")
-
-
 class Phase(NamedTuple):
     """The phase of the boot a stack is in: the row (kind, level, name)
     that its time goes to, or that its delays, console output and
@@ -130,6 +118,24 @@ class Phase(NamedTuple):
     kind: str
     level: str
     name: str
+
+
+@dataclasses.dataclass
+class Row:
+    kind: str          # setup_arch mm initcall probe delay console
+    level: str         # other gap; initcall level ("early", "0".."7",
+    name: str          # "?") or ""
+    ns: int = 0
+    first: int = BIG   # first time this row got time
+    # the phase row this row is shown under: its own for phases; an
+    # initcall for its probes, delays and console
+    group: Phase = Phase("", "", "")
+
+    @property
+    def phase(self) -> Phase:
+        """The row itself as a phase (its group when it is a phase's
+        own row)."""
+        return Phase(self.kind, self.level, self.name)
 
 
 class LevelMark(NamedTuple):
@@ -202,12 +208,12 @@ class BootView:
 class Levels:
     """Which initcall level a call on the boot path belongs to."""
 
-    def __init__(self, events: List[Tuple[int, str, str]],
+    def __init__(self, events: List[LevelEvent],
                  sysmap: Optional[Dict[str, str]],
                  level_calls: List[Tuple[int, int]],
                  pre_smp: List[Tuple[int, int]]) -> None:
-        self.events = sorted(LevelMark(t, LEVEL_NO.get(lv, "?"))
-                             for t, _, lv in events)
+        self.events = sorted(LevelMark(e.ts, LEVEL_NO.get(e.level, "?"))
+                             for e in events)
         self.sysmap = sysmap
         self.notes: List[str] = []
         # do_initcall_level() calls, in time order, numbered
@@ -238,10 +244,10 @@ class Levels:
     def level(self, fn: str, t: int) -> str:
         if self.events:
             lv = ""
-            for et, name in self.events:
-                if et > t:
+            for mark in self.events:
+                if mark.ts > t:
                     break
-                lv = name
+                lv = mark.level
             if lv:
                 return lv
             # before the first event seen: the level before it (the
@@ -401,17 +407,17 @@ def analyse(col: BootInputs, sysmap: Optional[Dict[str, str]] = None,
             "do_one_initcall() call: is it the dmesg of this boot, and "
             "does the trace use the local clock (printk's)?" % dmesg.path)
 
-    rows: Dict[Tuple[str, str, str], Row] = {}
+    rows: Dict[Phase, Row] = {}
     lv_sum: Dict[str, LevelSum] = {}
     for r in ic_recs:
         lv = levels.level(named[id(r)] or NOT_TRACED, r.start)
         lv_sum.setdefault(lv, LevelSum()).calls += 1
 
     def give(kind: str, level: str, name: str, ns: int, t: int,
-             group: Optional[Tuple[str, str, str]] = None) -> None:
+             group: Optional[Phase] = None) -> None:
         if ns <= 0:
             return
-        key = (kind, level, name)
+        key = Phase(kind, level, name)
         row = rows.get(key)
         if row is None:
             row = rows[key] = Row(kind, level, name, group=group or key)
@@ -573,11 +579,11 @@ def analyse(col: BootInputs, sysmap: Optional[Dict[str, str]] = None,
                                 [short.cpu for short, _ in late])
     # rows in boot order, each phase's probes, delays and console
     # output right under it (in the order they first got time)
-    gfirst: Dict[Tuple[str, str, str], int] = {}
+    gfirst: Dict[Phase, int] = {}
     for row in rows.values():
         gfirst[row.group] = min(gfirst.get(row.group, BIG), row.first)
     out = sorted(rows.values(), key=lambda r: (
-        gfirst[r.group], r.group, (r.kind, r.level, r.name) != r.group,
+        gfirst[r.group], r.group, r.phase != r.group,
         r.first, r.kind, r.name))
     return BootView(list(col.inputs), start, end, end_reason, out, gaps,
                     levels.source, lv_sum, notes, [p.track for p in pieces],
@@ -754,7 +760,7 @@ def _gaps(col: BootInputs, tops: List[Placed], start: int, end: int,
                 names[prev.fid] in INITCALL_FUNCS and \
                 names[nxt.fid] in INITCALL_FUNCS:
             # split at level events inside the gap
-            cuts = [t for t, _ in levels.events if a < t < b]
+            cuts = [m.ts for m in levels.events if a < m.ts < b]
             lp, ln = level_of(prev), level_of(nxt)
             for x, y in zip([a] + cuts, cuts + [b]):
                 if levels.events:
@@ -808,11 +814,10 @@ def slowest_initcalls(view: BootView) -> List[Tuple[int, Row]]:
     """The initcalls with their time (their own row with their
     probes', delays' and console output's rows), slowest first; not
     the rows of initcalls the trace does not name."""
-    total: Dict[Tuple[str, str, str], int] = {}
+    total: Dict[Phase, int] = {}
     for r in view.rows:
         total[r.group] = total.get(r.group, 0) + r.ns
     own = [r for r in view.rows if r.kind == "initcall" and
-           not r.name.startswith("(") and (r.kind, r.level, r.name) ==
-           r.group]
+           not r.name.startswith("(") and r.phase == r.group]
     return sorted(((total[r.group], r) for r in own),
                   key=lambda x: (-x[0], x[1].first))

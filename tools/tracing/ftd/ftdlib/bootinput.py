@@ -209,6 +209,14 @@ class InitcallMark(NamedTuple):
     fn: str         # the initcall
 
 
+class LevelEvent(NamedTuple):
+    """An initcall:initcall_level event as the trace has it."""
+
+    ts: int         # ns
+    track: str      # the task key of the line
+    level: str      # as the event prints it: "core", "device", ...
+
+
 class BootInputs:
     """The boot's inputs (the early-boot file, the main trace buffer)
     as they are read: their calls in one Timeline, one track per task,
@@ -221,7 +229,7 @@ class BootInputs:
     def __init__(self) -> None:
         self.tl = Timeline("task")
         self.inputs: List[Input] = []
-        self.events: List[Tuple[int, str, str]] = []   # ts, track, level
+        self.events: List[LevelEvent] = []     # initcall_level events
         self.starts: List[InitcallMark] = []   # initcall_start events
         self.cur = Input("-")
         self._open: List[Call] = []
@@ -306,7 +314,8 @@ class BootInputs:
             return
         m = LEVEL_EVENT_RE.match(text)
         if m:
-            self.events.append((ts, self.track(key, cpu), m.group(1)))
+            self.events.append(LevelEvent(ts, self.track(key, cpu),
+                                          m.group(1)))
         m = START_EVENT_RE.match(text)
         if m:
             self.starts.append(InitcallMark(ts, m.group(1)))
