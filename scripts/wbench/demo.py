@@ -15,8 +15,9 @@ its delays and console output, the boot holds and the call counts.
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
-from typing import List, Union
+from typing import List
 
 from . import build, guest
 from .common import REPO, SCRIPTS, WorkbenchError, log, run
@@ -28,10 +29,13 @@ FTD = REPO / "tools" / "tracing" / "ftd" / "ftd"
 # root disk boot": the early buffer from start_kernel() (which also counts
 # every call of boot where the kernel has trace_stat/fgraph_boot), the
 # function_graph tracer from the core initcalls with the call structure
-# kept under the threshold, initcall_debug for the initcall count, and the
-# initcall and scheduler events (one trace_event= list: the kernel keeps
-# only the last one) that give ftd boot its initcall names and levels and
-# the boot holds.  The buffer is per CPU.
+# kept under the threshold, initcall_debug for the initcall count and for
+# the names of the initcalls shorter than the threshold (ftd boot --dmesg:
+# its lines need printk times, which the workbench's configs leave off
+# (CONFIG_PRINTK_TIME), and a log buffer that keeps every one of them:
+# the configs' is 128 KB), and the initcall and scheduler events (one
+# trace_event= list: the kernel keeps only the last one) that give ftd boot
+# its initcall names and levels and the boot holds.  The buffer is per CPU.
 BOOT_HOLDS_EVENTS = ["initcall:initcall_level", "initcall:initcall_start",
                      "sched:sched_switch", "sched:sched_waking",
                      "sched:sched_wakeup", "sched:sched_wakeup_new"]
@@ -40,9 +44,35 @@ BOOT_HOLDS_EVENTS = ["initcall:initcall_level", "initcall:initcall_start",
 def boot_holds_cmdline(thresh_us: int) -> str:
     return " ".join([
         f"fgraph_boot=on fgraph_boot_thresh={thresh_us} initcall_debug",
+        "printk.time=1 log_buf_len=1M",
         f"ftrace=function_graph tracing_thresh={thresh_us}",
         "trace_options=funcgraph-thresh-tree,nooverwrite trace_buf_size=32M",
         "trace_event=" + ",".join(BOOT_HOLDS_EVENTS)])
+
+
+def boot_inputs(out: Path) -> List[str]:
+    """ftd boot's options for the files in OUT besides the traces, named
+    as they are there: the call counts, the main buffer's stats, the
+    kernel log (initcall_debug's lines name the initcalls that the trace
+    has no line of) and System.map (the initcall section's levels and
+    names)."""
+    extra: List[str] = []
+    if (out / "fgraph_boot_stat.txt").exists():
+        extra += ["--counts", "fgraph_boot_stat.txt"]
+    else:
+        log("demo-boot: the kernel has no trace_stat/fgraph_boot: "
+            "no call counts")
+    # Whether a CPU's buffer overwrote the start of the main trace
+    if (out / "buffer-stats.txt").exists():
+        extra += ["--buffer-stats", "buffer-stats.txt"]
+    if (out / "dmesg.txt").exists():
+        extra += ["--dmesg", "dmesg.txt"]
+    if (out / "System.map").exists():
+        extra += ["--system-map", "System.map"]
+    else:
+        log("demo-boot: no System.map in the build: initcalls named from "
+            "the trace and dmesg only")
+    return extra
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -91,15 +121,12 @@ def cmd_demo_boot(args: argparse.Namespace) -> int:
         traces.append("fgraph_boot_trace.txt")
     else:
         log("demo-boot: the kernel wrote no fgraph_boot_trace")
-    extra: List[Union[str, Path]] = []
-    if (out / "fgraph_boot_stat.txt").exists():
-        extra += ["--counts", "fgraph_boot_stat.txt"]
+    # a copy, so that OUT holds every file that ftd boot read
+    if (config.build_dir / "System.map").exists():
+        shutil.copyfile(config.build_dir / "System.map", out / "System.map")
     else:
-        log("demo-boot: the kernel has no trace_stat/fgraph_boot: "
-            "no call counts")
-    # Whether a CPU's buffer overwrote the start of the main trace
-    if (out / "buffer-stats.txt").exists():
-        extra += ["--buffer-stats", "buffer-stats.txt"]
+        (out / "System.map").unlink(missing_ok=True)
+    extra = boot_inputs(out)
     title = f"{config.name} booted from a root disk, -smp {smp}" + \
         (" -icount" if args.icount else "")
     run([FTD, "boot", *extra, "--min-us", str(args.min_us),
@@ -114,7 +141,7 @@ def cmd_demo_boot(args: argparse.Namespace) -> int:
           "  boot.svg     flame chart on the time axis\n"
           "  flame.svg    flame chart in boot order (boot.folded)\n"
           f"  {', '.join(traces)}: the traces; also dmesg.txt, "
-          "cmdline.txt, mounts.txt\n"
+          "System.map, cmdline.txt, mounts.txt\n"
           f"console log: {result.log}")
     return 0
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import fnmatch
-from typing import (Callable, Dict, Iterator, List, Optional, Sequence,
-                    Tuple)
+from typing import (Callable, Dict, Iterator, List, NamedTuple, Optional,
+                    Sequence, Tuple)
 
 from .model import FuncStats, Node, add_node_stats, new_node
 from .tasks import task_name
@@ -237,12 +237,21 @@ def folded(roots: Roots, weight: str = "time", by_task: bool = False,
             negative[1] += v
 
 
+class DiffRow(NamedTuple):
+    """A function's statistics in two traces (empty where it is
+    missing)."""
+
+    function: str
+    a: FuncStats
+    b: FuncStats
+
+
 def diff_stats(a: Dict[str, FuncStats], b: Dict[str, FuncStats]
-               ) -> List[Tuple[str, FuncStats, FuncStats]]:
+               ) -> List[DiffRow]:
     out = []
     for name in sorted(set(a) | set(b)):
-        out.append((name, a.get(name) or FuncStats(name),
-                    b.get(name) or FuncStats(name)))
+        out.append(DiffRow(name, a.get(name) or FuncStats(name),
+                           b.get(name) or FuncStats(name)))
     return out
 
 

@@ -34,8 +34,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from .analysis import matcher
 from .bootholds import is_irq
-from .bootinput import (Collector, InitcallLog, InitcallMark, Input,
-                        SavedStats)
+from .bootinput import (BootInputs, InitcallLog, InitcallMark, Input,
+                        LevelEvent, SavedStats)
 from .model import BIG, FtdError
 from .tasks import idle_key, pid_of, task_cpu
 from .timeline import Placed, Timeline
@@ -110,18 +110,6 @@ def is_not_initcall(fn: str) -> bool:
         is_delay(fn)
 
 
-@dataclasses.dataclass
-class Row:
-    kind: str          # setup_arch mm initcall probe delay console
-    level: str         # other gap; initcall level ("early", "0".."7",
-    name: str          # "?") or ""
-    ns: int = 0
-    first: int = BIG   # first time this row got time
-    # the phase row (kind, level, name) this row is shown under: its
-    # own for phases; an initcall for its probes, delays and console
-    group: Tuple[str, str, str] = ("", "", "")
-
-
 class Phase(NamedTuple):
     """The phase of the boot a stack is in: the row (kind, level, name)
     that its time goes to, or that its delays, console output and
@@ -130,6 +118,24 @@ class Phase(NamedTuple):
     kind: str
     level: str
     name: str
+
+
+@dataclasses.dataclass
+class Row:
+    kind: str          # setup_arch mm initcall probe delay console
+    level: str         # other gap; initcall level ("early", "0".."7",
+    name: str          # "?") or ""
+    ns: int = 0
+    first: int = BIG   # first time this row got time
+    # the phase row this row is shown under: its own for phases; an
+    # initcall for its probes, delays and console
+    group: Phase = Phase("", "", "")
+
+    @property
+    def phase(self) -> Phase:
+        """The row itself as a phase (its group when it is a phase's
+        own row)."""
+        return Phase(self.kind, self.level, self.name)
 
 
 class LevelMark(NamedTuple):
@@ -163,6 +169,7 @@ class LevelSum:
     initcalls: int = 0  # the initcalls the trace names
     ns: int = 0         # its time, with its initcalls' delays and
                         # console output and the untraced initcalls
+    calls: int = 0      # its do_one_initcall() calls, named or not
 
 
 @dataclasses.dataclass
@@ -201,12 +208,12 @@ class BootView:
 class Levels:
     """Which initcall level a call on the boot path belongs to."""
 
-    def __init__(self, events: List[Tuple[int, str, str]],
+    def __init__(self, events: List[LevelEvent],
                  sysmap: Optional[Dict[str, str]],
                  level_calls: List[Tuple[int, int]],
                  pre_smp: List[Tuple[int, int]]) -> None:
-        self.events = sorted(LevelMark(t, LEVEL_NO.get(lv, "?"))
-                             for t, _, lv in events)
+        self.events = sorted(LevelMark(e.ts, LEVEL_NO.get(e.level, "?"))
+                             for e in events)
         self.sysmap = sysmap
         self.notes: List[str] = []
         # do_initcall_level() calls, in time order, numbered
@@ -237,10 +244,10 @@ class Levels:
     def level(self, fn: str, t: int) -> str:
         if self.events:
             lv = ""
-            for et, name in self.events:
-                if et > t:
+            for mark in self.events:
+                if mark.ts > t:
                     break
-                lv = name
+                lv = mark.level
             if lv:
                 return lv
             # before the first event seen: the level before it (the
@@ -288,10 +295,13 @@ def _boot_tracks(tl: Timeline) -> Tuple[List[Piece], str]:
     return pieces, ""
 
 
-def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
+def analyse(col: BootInputs, sysmap: Optional[Dict[str, str]] = None,
             until: Optional[int] = None,
             dmesg: Optional[InitcallLog] = None,
             stats: Optional[SavedStats] = None) -> BootView:
+    """The boot view of the inputs in col: the boot path and its end,
+    the initcalls named, every nanosecond charged to one row, the gaps,
+    the levels' sums and the notes."""
     tl = col.tl
     notes: List[str] = []
     col.inputs.sort(key=lambda i: (i.calls == 0, i.first))
@@ -304,32 +314,8 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                      "the idle task of the boot CPU alone; a main trace "
                      "needs funcgraph-proc to tell pid 1 apart")
     names = tl.name_list
-    # nested records of the boot path, clipped to their pieces
-    recs: List[Placed] = []
-    for track, lo, hi in pieces:
-        # the first lane: its calls nest, and do not overlap in time
-        # (the calls of the other lanes overlap them)
-        for p in tl.lanes(track)[0]:
-            if p.start >= hi or p.end <= lo:
-                continue
-            recs.append(Placed(max(p.start, lo), min(p.end, hi), p.level,
-                               p.fid, p.flags, p.dur))
-    # the end of the boot: the exec of /init by pid 1
-    end = max(r.end for r in recs)
-    if until is not None:
-        end, end_reason = until, "--until"
-    else:
-        ends = [r for r in recs if names[r.fid] in END_FUNCS]
-        if ends and init:
-            first_end = min(ends, key=lambda r: (r.start, r.level))
-            end = first_end.end
-            end_reason = "return of %s() (exec of /init)" % \
-                names[first_end.fid]
-        else:
-            end_reason = "last record: no run_init_process() or " \
-                "kernel_execve() of pid 1"
-            notes.append("no exec of /init found on the boot path: the "
-                         "view ends at the last record")
+    recs = _path_records(tl, pieces)
+    end, end_reason = _boot_end(recs, names, bool(init), until, notes)
     recs = [Placed(r.start, min(r.end, end), r.level, r.fid, r.flags,
                    r.dur) for r in recs if r.start < end]
     if not recs:
@@ -342,8 +328,77 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
                if names[r.fid] == "do_pre_smp_initcalls"]
     levels = Levels(col.events, sysmap, level_calls, pre_smp)
     notes += levels.notes
+    naming = _name_initcalls(recs, names, col.starts, dmesg, sysmap)
+    notes += naming.notes
+    ch = _Charges(names, levels, naming.named, _probe_drivers(recs, names))
+    ch.count_initcalls(naming.calls)
+    tops, level_of = ch.charge_records(recs)
+    gaps = _gaps(col, tops, start, end, names, levels, level_of)
+    ch.charge_gaps(gaps)
+    notes += _level_notes(levels, ch.lv_sum)
+    notes += _full_notes(col.inputs, gaps)
+    late = _late_cpus(col.inputs, gaps, end - start, stats)
+    notes += [text for _, text in late]
+    if stats is not None:
+        notes += _overrun_notes(col.inputs, stats,
+                                [short.cpu for short, _ in late])
+    return BootView(list(col.inputs), start, end, end_reason,
+                    _boot_order(ch.rows), gaps, levels.source, ch.lv_sum,
+                    notes, [p.track for p in pieces], list(pieces),
+                    naming.sources, [short for short, _ in late])
 
-    starts = sorted(col.starts)
+
+def _path_records(tl: Timeline, pieces: List[Piece]) -> List[Placed]:
+    """The nested records of the boot path, clipped to their pieces."""
+    recs: List[Placed] = []
+    for track, lo, hi in pieces:
+        # the first lane: its calls nest, and do not overlap in time
+        # (the calls of the other lanes overlap them)
+        for p in tl.lanes(track)[0]:
+            if p.start >= hi or p.end <= lo:
+                continue
+            recs.append(Placed(max(p.start, lo), min(p.end, hi), p.level,
+                               p.fid, p.flags, p.dur))
+    return recs
+
+
+def _boot_end(recs: List[Placed], names: List[str], init: bool,
+              until: Optional[int], notes: List[str]) -> Tuple[int, str]:
+    """The end of the boot and what ended it: the exec of /init by
+    pid 1, --until, or the last record (with a note)."""
+    if until is not None:
+        return until, "--until"
+    ends = [r for r in recs if names[r.fid] in END_FUNCS]
+    if ends and init:
+        first_end = min(ends, key=lambda r: (r.start, r.level))
+        return first_end.end, "return of %s() (exec of /init)" % \
+            names[first_end.fid]
+    notes.append("no exec of /init found on the boot path: the view ends "
+                 "at the last record")
+    return max(r.end for r in recs), "last record: no run_init_process() " \
+        "or kernel_execve() of pid 1"
+
+
+class InitcallNames(NamedTuple):
+    """The initcall of each do_one_initcall() call of the boot path."""
+
+    calls: List[Placed]         # the do_one_initcall() calls
+    named: Dict[int, str]       # id of a call -> its initcall, or ""
+    sources: Dict[str, int]     # BootView.name_sources
+    notes: List[str]
+
+
+def _name_initcalls(recs: List[Placed], names: List[str],
+                    marks: List[InitcallMark],
+                    dmesg: Optional[InitcallLog],
+                    sysmap: Optional[Dict[str, str]]) -> InitcallNames:
+    """The initcall of each do_one_initcall() call, from what names it:
+    its initcall_start event, initcall_debug's line in the dmesg file,
+    or its own entry line (the one function it calls that is an
+    initcall in System.map, or, without one, that is not one of
+    do_one_initcall()'s own callees, an interrupt, the scheduler,
+    printk or a delay); never from a callee further down."""
+    starts = sorted(marks)
     start_ts = [s.ts for s in starts]
 
     def initcall_name(rec: Placed) -> str:
@@ -353,12 +408,6 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             return starts[i].fn
         return ""
 
-    # the initcall of each do_one_initcall() call, from what names it:
-    # its initcall_start event, initcall_debug's line in the dmesg
-    # file, or its own entry line (the one function it calls that is
-    # an initcall in System.map, or, without one, that is not one of
-    # do_one_initcall()'s own callees, an interrupt, the scheduler,
-    # printk or a delay); never from a callee further down
     kids: Dict[int, List[str]] = {}
     ic_recs: List[Placed] = []
     nstack: List[Placed] = []
@@ -371,7 +420,6 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if names[r.fid] == "do_one_initcall":
             ic_recs.append(r)
             kids[id(r)] = []
-    del nstack
     log: List[InitcallMark] = dmesg.lines if dmesg is not None else []
     log_ts = [m.ts for m in log]
     named: Dict[int, str] = {}
@@ -393,56 +441,22 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             how = "not traced"
         named[id(r)] = name
         sources[how] = sources.get(how, 0) + 1
+    notes = []
     if dmesg is not None and not sources.get("dmesg lines") and \
             sources.get("not traced"):
         notes.append(
             "no initcall_debug line of %s falls inside a traced "
             "do_one_initcall() call: is it the dmesg of this boot, and "
             "does the trace use the local clock (printk's)?" % dmesg.path)
+    return InitcallNames(ic_recs, named, sources, notes)
 
-    rows: Dict[Tuple[str, str, str], Row] = {}
-    lv_sum: Dict[str, LevelSum] = {}
 
-    def give(kind: str, level: str, name: str, ns: int, t: int,
-             group: Optional[Tuple[str, str, str]] = None) -> None:
-        if ns <= 0:
-            return
-        key = (kind, level, name)
-        row = rows.get(key)
-        if row is None:
-            row = rows[key] = Row(kind, level, name, group=group or key)
-            if kind == "initcall" and not name.startswith("("):
-                lv_sum.setdefault(level, LevelSum()).initcalls += 1
-        row.ns += ns
-        if t < row.first:
-            row.first = t
-
-    def phase(stack: List[Placed]) -> Phase:
-        path = [names[r.fid] for r in stack]
-        for i, fn in enumerate(path):
-            if fn in WRAPPERS:
-                continue
-            if fn == "setup_arch":
-                return Phase("setup_arch", "", "setup_arch")
-            if is_mm(fn):
-                return Phase("mm", "", "mm init")
-            if fn in INITCALL_FUNCS:
-                j = i
-                while j < len(path) and path[j] in INITCALL_FUNCS:
-                    j += 1
-                call = ""
-                if path[j - 1] == "do_one_initcall":
-                    call = named.get(id(stack[j - 1]), "") or NOT_TRACED
-                t = stack[min(j, len(stack) - 1)].start
-                lv = levels.level(call, t)
-                return Phase("initcall", lv, call or "(rest of the level)")
-            return Phase("other", "", fn)
-        return Phase("other", "", path[-1] if path else "?")
-
-    # the driver's probe function of each device probe: the first
-    # call named *probe below really_probe() that is reached through
-    # bus probe functions only (not really_probe()'s or the bus's own
-    # helpers, like of_irq_get() in amba_probe())
+def _probe_drivers(recs: List[Placed], names: List[str]) -> Dict[int, str]:
+    """The driver's probe function of each device probe (by the id of
+    its PROBE_ENTRY record): the first call named *probe below
+    really_probe() that is reached through bus probe functions only
+    (not really_probe()'s or the bus's own helpers, like of_irq_get()
+    in amba_probe())."""
     drivers: Dict[int, str] = {}
     pstack: List[Placed] = []
     for r in recs:
@@ -460,95 +474,168 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
         if k >= 0 and k < len(pstack) - 2 and \
                 names[pstack[k].fid] in PROBE_ENTRY:
             drivers.setdefault(id(pstack[k]), fn)
-    del pstack
+    return drivers
 
-    def probe(stack: List[Placed]) -> Optional[str]:
+
+class _Charges:
+    """Charging time: the rows of the boot view, each nanosecond of the
+    boot path given to one of them, and the sums of the initcall
+    levels."""
+
+    def __init__(self, names: List[str], levels: Levels,
+                 named: Dict[int, str], drivers: Dict[int, str]) -> None:
+        self.names = names
+        self.levels = levels
+        self.named = named          # from _name_initcalls()
+        self.drivers = drivers      # from _probe_drivers()
+        self.rows: Dict[Phase, Row] = {}
+        self.lv_sum: Dict[str, LevelSum] = {}
+
+    def count_initcalls(self, calls: List[Placed]) -> None:
+        """Each level's do_one_initcall() calls, named or not."""
+        for r in calls:
+            lv = self.levels.level(self.named[id(r)] or NOT_TRACED, r.start)
+            self.lv_sum.setdefault(lv, LevelSum()).calls += 1
+
+    def give(self, kind: str, level: str, name: str, ns: int, t: int,
+             group: Optional[Phase] = None) -> None:
+        if ns <= 0:
+            return
+        key = Phase(kind, level, name)
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = Row(kind, level, name,
+                                       group=group or key)
+            if kind == "initcall" and not name.startswith("("):
+                self.lv_sum.setdefault(level, LevelSum()).initcalls += 1
+        row.ns += ns
+        if t < row.first:
+            row.first = t
+
+    def phase(self, stack: List[Placed]) -> Phase:
+        names = self.names
+        path = [names[r.fid] for r in stack]
+        for i, fn in enumerate(path):
+            if fn in WRAPPERS:
+                continue
+            if fn == "setup_arch":
+                return Phase("setup_arch", "", "setup_arch")
+            if is_mm(fn):
+                return Phase("mm", "", "mm init")
+            if fn in INITCALL_FUNCS:
+                j = i
+                while j < len(path) and path[j] in INITCALL_FUNCS:
+                    j += 1
+                call = ""
+                if path[j - 1] == "do_one_initcall":
+                    call = self.named.get(id(stack[j - 1]), "") or \
+                        NOT_TRACED
+                t = stack[min(j, len(stack) - 1)].start
+                lv = self.levels.level(call, t)
+                return Phase("initcall", lv, call or "(rest of the level)")
+            return Phase("other", "", fn)
+        return Phase("other", "", path[-1] if path else "?")
+
+    def probe(self, stack: List[Placed]) -> Optional[str]:
         """The driver probe function of the innermost device probe on
         the stack, "" when the trace does not show it, None when no
         probe is on the stack."""
         for r in reversed(stack):
-            if names[r.fid] in PROBE_ENTRY:
-                return drivers.get(id(r), "")
+            if self.names[r.fid] in PROBE_ENTRY:
+                return self.drivers.get(id(r), "")
         return None
 
-    def where(stack: List[Placed]) -> Tuple[Phase, str]:
+    def where(self, stack: List[Placed]) -> Tuple[Phase, str]:
         """The phase of a stack (the group of its row) and its name in
         the names of delay and console rows."""
-        key = phase(stack)
+        key = self.phase(stack)
         kind, lv, name = key
         text = name if kind != "initcall" else "initcall %s %s" % (lv, name)
         if kind == "initcall":
-            drv = probe(stack)
+            drv = self.probe(stack)
             if drv is not None:
                 text = "probe %s (%s)" % (drv or "(not traced)", text)
         return key, text
 
-    def charge(stack: List[Placed], kind: str, lv: str, name: str
+    def charge(self, stack: List[Placed], kind: str, lv: str, name: str
                ) -> Tuple[str, str, str, Optional[Phase]]:
         """The row that the own time of the innermost record of stack
         goes to (kind, level, name) and the phase it is shown under."""
-        path = [names[x.fid] for x in stack]
+        path = [self.names[x.fid] for x in stack]
         if kind == "initcall" and not DEBUG_SET.isdisjoint(path):
             # initcall_debug's callbacks and their console output
             return "initcall_debug", "", DEBUG_ROW, None
         for k, fn in enumerate(path):
             if is_console(fn):
-                grp, text = where(stack[:k])
+                grp, text = self.where(stack[:k])
                 return "console", grp.level, "printk/console in %s" % \
                     text, grp
         for k, fn in enumerate(path):
             if is_delay(fn):
-                grp, text = where(stack[:k])
+                grp, text = self.where(stack[:k])
                 return "delay", grp.level, "%s in %s" % (fn, text), grp
-        drv = probe(stack) if kind == "initcall" else None
+        drv = self.probe(stack) if kind == "initcall" else None
         if drv is not None:
             return "probe", lv, "%s (initcall %s %s)" % (
                 drv or "(probe function not traced)", lv, name), \
                 Phase(kind, lv, name)
         return kind, lv, name, None
 
-    def close(stack: List[Placed], child: List[int]) -> None:
+    def close(self, stack: List[Placed], child: List[int]) -> None:
         r = stack[-1]
         own = (r.end - r.start) - child[-1]
-        kind, lv, name = phase(stack)
+        kind, lv, name = self.phase(stack)
         if kind == "initcall":
-            lv_sum.setdefault(lv, LevelSum()).ns += own
-        k, level, text, grp = charge(stack, kind, lv, name)
-        give(k, level, text, own, r.start, grp)
+            self.lv_sum.setdefault(lv, LevelSum()).ns += own
+        k, level, text, grp = self.charge(stack, kind, lv, name)
+        self.give(k, level, text, own, r.start, grp)
         stack.pop()
         child.pop()
         if child:
             child[-1] += r.end - r.start
 
-    # exclusive time of every record, by its stack; recs are in the
-    # order nested() built them, pieces one after the other, so the
-    # levels alone say who is whose caller
-    stack: List[Placed] = []
-    child: List[int] = []
-    tops: List[Placed] = []
-    callee: Dict[int, str] = {}   # id of a top record -> first callee
-    for r in recs:
-        while stack and stack[-1].level >= r.level:
-            close(stack, child)
-        if not stack:
-            tops.append(r)
-        elif len(stack) == 1 and id(stack[0]) not in callee:
-            callee[id(stack[0])] = names[r.fid]
-        stack.append(r)
-        child.append(0)
-    while stack:
-        close(stack, child)
+    def charge_records(self, recs: List[Placed]
+                       ) -> Tuple[List[Placed], Callable[[Placed], str]]:
+        """The exclusive time of every record, by its stack; recs are in
+        the order nested() built them, pieces one after the other, so
+        the levels alone say who is whose caller.  Returns the
+        outermost records and the initcall level of one of them (by its
+        first callee)."""
+        stack: List[Placed] = []
+        child: List[int] = []
+        tops: List[Placed] = []
+        callee: Dict[int, str] = {}   # id of a top record -> first callee
+        for r in recs:
+            while stack and stack[-1].level >= r.level:
+                self.close(stack, child)
+            if not stack:
+                tops.append(r)
+            elif len(stack) == 1 and id(stack[0]) not in callee:
+                callee[id(stack[0])] = self.names[r.fid]
+            stack.append(r)
+            child.append(0)
+        while stack:
+            self.close(stack, child)
 
-    def level_of(top: Placed) -> str:
-        return levels.level(callee.get(id(top), ""), top.start)
-    gaps = _gaps(col, tops, start, end, names, levels, level_of)
-    for a, b, name in gaps:
-        lv = ""
-        if name.startswith(GAP_LEVEL):
-            lv = name[len(GAP_LEVEL):].split(" ")[0]
-            lv_sum.setdefault(lv, LevelSum()).ns += b - a
-        give("gap", lv, name, b - a, a)
+        def level_of(top: Placed) -> str:
+            return self.levels.level(callee.get(id(top), ""), top.start)
+        return tops, level_of
 
+    def charge_gaps(self, gaps: List[Gap]) -> None:
+        """Time of the boot path that no record covers: a row per gap,
+        and its level's sum where it falls inside one."""
+        for a, b, name in gaps:
+            lv = ""
+            if name.startswith(GAP_LEVEL):
+                lv = name[len(GAP_LEVEL):].split(" ")[0]
+                self.lv_sum.setdefault(lv, LevelSum()).ns += b - a
+            self.give("gap", lv, name, b - a, a)
+
+
+def _level_notes(levels: Levels, lv_sum: Dict[str, LevelSum]
+                 ) -> List[str]:
+    """What the view cannot say about the initcall levels."""
+    notes = []
     if levels.source == "none" and lv_sum:
         notes.append(
             "initcall levels unknown: no initcall_level events, no "
@@ -561,23 +648,18 @@ def analyse(col: Collector, sysmap: Optional[Dict[str, str]] = None,
             "no time found for initcall level%s %s: shorter than "
             "tracing_thresh, or run before the tracer started" % (
                 "s" if len(missing) > 1 else "", ", ".join(missing)))
-    notes += _full_notes(col.inputs, gaps)
-    late = _late_cpus(col.inputs, gaps, end - start, stats)
-    notes += [text for _, text in late]
-    if stats is not None:
-        notes += _overrun_notes(col.inputs, stats,
-                                [short.cpu for short, _ in late])
-    # rows in boot order, each phase's probes, delays and console
-    # output right under it (in the order they first got time)
-    gfirst: Dict[Tuple[str, str, str], int] = {}
+    return notes
+
+
+def _boot_order(rows: Dict[Phase, Row]) -> List[Row]:
+    """The rows in boot order, each phase's probes, delays and console
+    output right under it (in the order they first got time)."""
+    gfirst: Dict[Phase, int] = {}
     for row in rows.values():
         gfirst[row.group] = min(gfirst.get(row.group, BIG), row.first)
-    out = sorted(rows.values(), key=lambda r: (
-        gfirst[r.group], r.group, (r.kind, r.level, r.name) != r.group,
+    return sorted(rows.values(), key=lambda r: (
+        gfirst[r.group], r.group, r.phase != r.group,
         r.first, r.kind, r.name))
-    return BootView(list(col.inputs), start, end, end_reason, out, gaps,
-                    levels.source, lv_sum, notes, [p.track for p in pieces],
-                    list(pieces), sources, [short for short, _ in late])
 
 
 # A device probe: really_probe() and the bus probe functions between
@@ -729,7 +811,7 @@ INITCALL_FUNCS = ("do_initcall_level", "do_pre_smp_initcalls",
 GAP_LEVEL = "not traced: initcall level "
 
 
-def _gaps(col: Collector, tops: List[Placed], start: int, end: int,
+def _gaps(col: BootInputs, tops: List[Placed], start: int, end: int,
           names: List[str], levels: Levels,
           level_of: Callable[[Placed], str]) -> List[Gap]:
     """Time of the boot path that no record covers, named: between two
@@ -750,7 +832,7 @@ def _gaps(col: Collector, tops: List[Placed], start: int, end: int,
                 names[prev.fid] in INITCALL_FUNCS and \
                 names[nxt.fid] in INITCALL_FUNCS:
             # split at level events inside the gap
-            cuts = [t for t, _ in levels.events if a < t < b]
+            cuts = [m.ts for m in levels.events if a < m.ts < b]
             lp, ln = level_of(prev), level_of(nxt)
             for x, y in zip([a] + cuts, cuts + [b]):
                 if levels.events:
@@ -804,11 +886,10 @@ def slowest_initcalls(view: BootView) -> List[Tuple[int, Row]]:
     """The initcalls with their time (their own row with their
     probes', delays' and console output's rows), slowest first; not
     the rows of initcalls the trace does not name."""
-    total: Dict[Tuple[str, str, str], int] = {}
+    total: Dict[Phase, int] = {}
     for r in view.rows:
         total[r.group] = total.get(r.group, 0) + r.ns
     own = [r for r in view.rows if r.kind == "initcall" and
-           not r.name.startswith("(") and (r.kind, r.level, r.name) ==
-           r.group]
+           not r.name.startswith("(") and r.phase == r.group]
     return sorted(((total[r.group], r) for r in own),
                   key=lambda x: (-x[0], x[1].first))

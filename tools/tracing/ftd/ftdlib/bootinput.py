@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 from .layout import SCHED_SWITCH_RE
 from .model import BIG, FtdError
 from .pairing import UNFINISHED, Call
-from .tasks import idle_key, is_unknown
+from .tasks import idle_key, is_unknown, unknown_cpu
 from .timeline import Timeline
 
 # The scheduler events as the function_graph tracer prints them, in the
@@ -209,15 +209,27 @@ class InitcallMark(NamedTuple):
     fn: str         # the initcall
 
 
-class Collector:
-    """Collects the calls and initcall_level events of several inputs
-    into one Timeline, one track per task, with the idle task of each
-    CPU and the task-less lines of a CPU on the same track."""
+class LevelEvent(NamedTuple):
+    """An initcall:initcall_level event as the trace has it."""
+
+    ts: int         # ns
+    track: str      # the task key of the line
+    level: str      # as the event prints it: "core", "device", ...
+
+
+class BootInputs:
+    """The boot's inputs (the early-boot file, the main trace buffer)
+    as they are read: their calls in one Timeline, one track per task,
+    with the idle task of each CPU and the task-less lines of a CPU on
+    the same track; their initcall and scheduler events; each file's
+    Input (its span and early-boot header).  Each input's Walker hands
+    it every call (its collect.Collector's every hook, call()) and
+    every comment line (comment_sink())."""
 
     def __init__(self) -> None:
         self.tl = Timeline("task")
         self.inputs: List[Input] = []
-        self.events: List[Tuple[int, str, str]] = []   # ts, track, level
+        self.events: List[LevelEvent] = []     # initcall_level events
         self.starts: List[InitcallMark] = []   # initcall_start events
         self.cur = Input("-")
         self._open: List[Call] = []
@@ -233,7 +245,7 @@ class Collector:
     def track(key: str, cpu: str) -> str:
         if is_unknown(key):
             # no task column: before the first fork only pid 0 runs
-            return idle_key(key[2:])
+            return idle_key(unknown_cpu(key))
         return key
 
     def call(self, call: Call) -> None:
@@ -302,7 +314,8 @@ class Collector:
             return
         m = LEVEL_EVENT_RE.match(text)
         if m:
-            self.events.append((ts, self.track(key, cpu), m.group(1)))
+            self.events.append(LevelEvent(ts, self.track(key, cpu),
+                                          m.group(1)))
         m = START_EVENT_RE.match(text)
         if m:
             self.starts.append(InitcallMark(ts, m.group(1)))

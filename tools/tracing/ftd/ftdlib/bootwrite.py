@@ -52,16 +52,28 @@ def view_dict(view: BootView, rows: Sequence[Row]) -> Dict[str, object]:
         "traced_us": round(view.traced / 1000.0, 3),
         "not_traced_us": round((view.total - view.traced) / 1000.0, 3),
         "level_source": view.level_source,
-        "levels": {lv: {"initcalls": v.initcalls,
+        "levels": {lv: {"initcalls": v.initcalls, "calls": v.calls,
                         "time_us": round(v.ns / 1000.0, 3)}
                    for lv, v in sorted(view.levels.items(),
                                        key=lambda kv: _lv_key(kv[0]))},
+        "initcalls": initcalls_dict(view),
         "rows": row_dicts(view, rows),
         "gaps": [{"start_s": a / 1e9, "end_s": b / 1e9,
                   "time_us": round((b - a) / 1000.0, 3), "what": name}
                  for a, b, name in view.gaps],
         "notes": view.notes,
     }
+
+
+def initcalls_dict(view: BootView) -> Dict[str, object]:
+    """The do_one_initcall() calls of the boot path: how many, how many
+    no line named (the rows NOT_TRACED), and by what the others were
+    named (the summary's "Initcalls not named" and "Initcall names")."""
+    src = view.name_sources
+    return {"calls": sum(src.values()),
+            "not_named": src.get("not traced", 0),
+            "named_by": {how: n for how, n in sorted(src.items())
+                         if how != "not traced"}}
 
 
 def _lv_key(lv: str) -> Tuple[int, str]:
@@ -83,7 +95,7 @@ def boot_columns(view: BootView) -> List[Column]:
         Column("First(s)", "first_s", lambda r: "%.6f" % (r.first / 1e9),
                lambda r: round(r.first / 1e9, 6),
                lambda r: "%.6f" % (r.first / 1e9)),
-        Column("Time(ms)", "time_us", lambda r: "%.3f" % (r.ns / 1e6),
+        Column("Time", "time_us", lambda r: human(r.ns),
                lambda r: round(r.ns / 1000.0, 3),
                lambda r: "%.3f" % (r.ns / 1000.0)),
         Column("%", "percent", lambda r: "%.1f" % (100.0 * r.ns / tot),
@@ -206,7 +218,11 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
                   view.total / 1e6, view.traced / 1e6,
                   100.0 * view.traced / tot,
                   (view.total - view.traced) / 1e6, len(view.gaps)))
-    out.write("levels from %s\n\n" % view.level_source)
+    if view.level_source == "none":
+        out.write("levels unknown: no initcall_level events, no "
+                  "do_initcall_level() calls, no --system-map\n\n")
+    else:
+        out.write("levels from %s\n\n" % view.level_source)
     if holds is not None:
         write_summary(out, view, holds)
         out.write("Boot rows, in boot order:\n")
@@ -219,13 +235,14 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
     if sections is not None:
         sections(out)
     if view.levels:
-        out.write("\nInitcall levels (traced initcalls, time in ms "
+        out.write("\nInitcall levels (the traced do_one_initcall() "
+                  "calls, how many of them are named, and the time in ms "
                   "including their delays, console and untraced "
                   "initcalls):\n")
         for lv, v in sorted(view.levels.items(),
                             key=lambda kv: _lv_key(kv[0])):
-            out.write("  %-12s %4d initcalls %12.3f ms\n" % (
-                level_label(lv), v.initcalls, v.ns / 1e6))
+            out.write("  %-12s %4d initcalls, %4d named %12.3f ms\n" % (
+                level_label(lv), v.calls, v.initcalls, v.ns / 1e6))
     big = sorted(view.gaps, key=lambda g: g.start - g.end)[:5]
     if big:
         out.write("\nLargest gaps (ms):\n")

@@ -87,7 +87,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     # imported here, not by every command: loading them costs more
     # than a small trace takes to parse
     from .boot import CONSOLE, DELAY, analyse, fold_small
-    from .bootinput import (Collector, check_overlap, read_buffer_stats,
+    from .bootinput import (BootInputs, check_overlap, read_buffer_stats,
                             read_dmesg, read_system_map)
     from .bootwrite import (hold_columns, hold_rows, holds_dict, holds_note,
                             write_boot, write_holds_text)
@@ -110,7 +110,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     if a.table == "counts" and not a.counts:
         raise UsageError("boot: --table counts needs --counts FILE")
     counts = read_counts(a.counts) if a.counts else None
-    col = Collector()
+    col = BootInputs()
     sysmap = read_system_map(a.system_map) if a.system_map else None
     dmesg = read_dmesg(a.dmesg) if a.dmesg else None
     stats = read_buffer_stats(a.buffer_stats) if a.buffer_stats else None

@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO, Tuple
+from typing import Any, List, TextIO
 
-from .analysis import diff_stats, matcher
+from .analysis import DiffRow, diff_stats, matcher
 from .command import (SubParsers, UsageError, add_common, add_format,
                       count_arg, load, new_parser)
-from .model import FuncStats
 from .parse import Walker
-from .table import dur_col, int_col, text_col, write_table
-
-Row = Tuple[str, FuncStats, FuncStats]
+from .table import Column, dur_col, int_col, text_col, write_table
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -33,26 +30,21 @@ def add_parser(sub: SubParsers) -> None:
                    help="only functions matching GLOB (repeatable)")
 
 
-def columns() -> list:  # type: ignore[type-arg]
-    def a(r: Row) -> FuncStats:
-        return r[1]
-
-    def b(r: Row) -> FuncStats:
-        return r[2]
+def columns() -> List[Column]:
     return [
-        text_col("Function", "function", lambda r: r[0], width=48),
-        int_col("Count A", "count_a", lambda r: a(r).count),
-        int_col("Count B", "count_b", lambda r: b(r).count),
-        int_col("Diff", "count_diff", lambda r: b(r).count - a(r).count,
+        text_col("Function", "function", lambda r: r.function, width=48),
+        int_col("Count A", "count_a", lambda r: r.a.count),
+        int_col("Count B", "count_b", lambda r: r.b.count),
+        int_col("Diff", "count_diff", lambda r: r.b.count - r.a.count,
                 signed=True),
-        dur_col("Total A", "total_us_a", lambda r: a(r).total),
-        dur_col("Total B", "total_us_b", lambda r: b(r).total),
+        dur_col("Total A", "total_us_a", lambda r: r.a.total),
+        dur_col("Total B", "total_us_b", lambda r: r.b.total),
         dur_col("Diff", "total_us_diff",
-               lambda r: b(r).total - a(r).total, signed=True),
-        dur_col("Avg A", "avg_us_a", lambda r: a(r).avg),
-        dur_col("Avg B", "avg_us_b", lambda r: b(r).avg),
-        dur_col("Diff", "avg_us_diff", lambda r: b(r).avg - a(r).avg,
-               signed=True),
+                lambda r: r.b.total - r.a.total, signed=True),
+        dur_col("Avg A", "avg_us_a", lambda r: r.a.avg),
+        dur_col("Avg B", "avg_us_b", lambda r: r.b.avg),
+        dur_col("Diff", "avg_us_diff", lambda r: r.b.avg - r.a.avg,
+                signed=True),
     ]
 
 
@@ -64,10 +56,10 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     wb = load(a.trace_b, a, flat=True)
     keep = matcher(a.function)
     rows = [r for r in diff_stats(wa.func_stats(), wb.func_stats())
-            if keep(r[0])]
+            if keep(r.function)]
 
-    def key(r: Row) -> Any:
-        _, x, y = r
+    def key(r: DiffRow) -> Any:
+        x, y = r.a, r.b
         if a.sort == "count":
             return -abs(y.count - x.count)
         if a.sort == "avg":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import array
 import json
-from typing import Dict, List, Optional, TextIO, Tuple
+from typing import Dict, List, NamedTuple, Optional, TextIO
 
 from .analysis import matcher
 from .command import SubParsers, add_common, load, new_parser
@@ -38,17 +38,34 @@ def percentile(ds: "array.array[int]", p: float) -> int:
     return ds[int(min(k, len(ds))) - 1]
 
 
-def buckets(ds: "array.array[int]") -> List[Tuple[int, int, int]]:
-    """(low ns, high ns, count): below 1 us, then [1, 2), [2, 4), ...
-    microseconds, up to the bucket of the longest call."""
-    out: List[Tuple[int, int, int]] = []
+class Bucket(NamedTuple):
+    """How many calls took from low up to (not including) high."""
+
+    low: int        # ns
+    high: int       # ns
+    calls: int
+
+
+class BucketRow(NamedTuple):
+    """A row of the CSV: a function's bucket."""
+
+    function: str
+    low: int        # ns
+    high: int       # ns
+    calls: int
+
+
+def buckets(ds: "array.array[int]") -> List[Bucket]:
+    """Below 1 us, then [1, 2), [2, 4), ... microseconds, up to the
+    bucket of the longest call."""
+    out: List[Bucket] = []
     lo, hi, i = 0, 1000, 0
     while i < len(ds):
         n = 0
         while i < len(ds) and ds[i] < hi:
             n += 1
             i += 1
-        out.append((lo, hi, n))
+        out.append(Bucket(lo, hi, n))
         lo, hi = hi, hi * 2
     return out
 
@@ -66,10 +83,10 @@ def summary(name: str, ds: "array.array[int]") -> Dict[str, object]:
 
 def bucket_columns() -> List[Column]:
     return [
-        text_col("Function", "function", lambda r: r[0]),
-        us_col("From(us)", "from_us", lambda r: r[1]),
-        us_col("To(us)", "to_us", lambda r: r[2]),
-        Column("Count", "count", lambda r: str(r[3]), lambda r: r[3]),
+        text_col("Function", "function", lambda r: r.function),
+        us_col("From(us)", "from_us", lambda r: r.low),
+        us_col("To(us)", "to_us", lambda r: r.high),
+        Column("Count", "count", lambda r: str(r.calls), lambda r: r.calls),
     ]
 
 
@@ -99,15 +116,16 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
         doc = []
         for name, ds, bs in hists:
             d = summary(name, ds)
-            d["buckets"] = [{"from_us": lo / 1000.0, "to_us": hi / 1000.0,
-                             "count": n} for lo, hi, n in bs]
+            d["buckets"] = [{"from_us": b.low / 1000.0,
+                             "to_us": b.high / 1000.0, "count": b.calls}
+                            for b in bs]
             doc.append(d)
         out.write(json.dumps(doc, indent=1) + "\n")
         return w
     if a.format == "csv":
         write_table(out, bucket_columns(),
-                    [(name, lo, hi, n) for name, ds, bs in hists
-                     for lo, hi, n in bs], "csv")
+                    [BucketRow(name, *b) for name, ds, bs in hists
+                     for b in bs], "csv")
         return w
     for k, (name, ds, bs) in enumerate(hists):
         if k:
@@ -116,11 +134,23 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
             name, len(ds), human(ds[0]), ", ".join(
                 "p%g %s" % (p, human(percentile(ds, p)))
                 for p in PERCENTILES), human(ds[-1])))
-        most = max(n for _, _, n in bs)
-        for lo, hi, n in bs:
-            label = "< 1" if lo == 0 else "%d - %d" % (lo // 1000,
-                                                      hi // 1000)
-            out.write("  %14s us %9d %5.1f%% |%-*s|\n" % (
-                label, n, 100.0 * n / len(ds), BAR,
-                "#" * (n * BAR // most if n else 0)))
+        write_buckets(out, bs, len(ds))
     return w
+
+
+def write_buckets(out: TextIO, bs: List[Bucket], calls: int) -> None:
+    """The text bucket table: the bounds with units (human()), each
+    column as wide as its widest cell, the count, its share and a bar."""
+    los = [human(b.low) for b in bs[1:]]
+    his = [human(b.high) for b in bs]
+    wlo = max([len(x) for x in los], default=0)
+    whi = max(len(x) for x in his)
+    labels = ["%*s" % (wlo + 3 + whi, "< " + his[0])] + [
+        "%*s - %*s" % (wlo, lo, whi, hi) for lo, hi in zip(los, his[1:])]
+    wn = max(len("%d" % b.calls) for b in bs)
+    most = max(b.calls for b in bs)
+    for label, b in zip(labels, bs):
+        n = b.calls
+        out.write("  %s %*d %5.1f%% |%-*s|\n" % (
+            label, wn, n, 100.0 * n / calls, BAR,
+            "#" * (n * BAR // most if n else 0)))

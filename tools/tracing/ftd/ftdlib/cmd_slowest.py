@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
-from typing import List, TextIO, Tuple
+from typing import List, NamedTuple, TextIO, Tuple
 
 from .analysis import matcher
 from .command import (SubParsers, add_common, add_format, count_arg, load,
@@ -17,9 +17,21 @@ from .pairing import Call
 from .parse import Walker
 from .table import Column, dur_col, int_col, text_col, write_table
 
-# duration, -sequence (the earlier of equal calls first), start, task,
-# cpu, line, function
-Row = Tuple[int, int, int, str, str, int, str]
+# what the sink keeps of a call, in Row's order: a plain tuple, which
+# the heap compares (duration first) and which is cheaper to build
+Kept = Tuple[int, int, int, str, str, int, str]
+
+
+class Row(NamedTuple):
+    """One of the slowest calls."""
+
+    dur: int        # ns
+    neg_seq: int    # minus its sequence: the earlier of equal calls first
+    start: int      # ns, -1 without a timestamp
+    task: str       # comm-pid, "?" when the trace does not name it
+    cpu: str        # "" when unknown
+    line: int       # of its entry, or of its only line
+    function: str
 
 
 def add_parser(sub: SubParsers) -> None:
@@ -36,23 +48,23 @@ def add_parser(sub: SubParsers) -> None:
 
 def columns() -> List[Column]:
     return [
-        dur_col("Duration", "duration_us", lambda c: c[0]),
+        dur_col("Duration", "duration_us", lambda c: c.dur),
         Column("Start(s)", "start_s",
-               lambda c: "%.6f" % (c[2] / 1e9) if c[2] >= 0 else "-",
-               lambda c: round(c[2] / 1e9, 6) if c[2] >= 0 else None,
-               lambda c: "%.6f" % (c[2] / 1e9) if c[2] >= 0 else ""),
-        text_col("Task", "task", lambda c: c[3]),
-        Column("CPU", "cpu", lambda c: c[4] or "-",
-               lambda c: int(c[4]) if c[4] else None,
-               lambda c: c[4]),
-        int_col("Line", "line", lambda c: c[5]),
-        text_col("Function", "function", lambda c: c[6]),
+               lambda c: "%.6f" % (c.start / 1e9) if c.start >= 0 else "-",
+               lambda c: round(c.start / 1e9, 6) if c.start >= 0 else None,
+               lambda c: "%.6f" % (c.start / 1e9) if c.start >= 0 else ""),
+        text_col("Task", "task", lambda c: c.task),
+        Column("CPU", "cpu", lambda c: c.cpu or "-",
+               lambda c: int(c.cpu) if c.cpu else None,
+               lambda c: c.cpu),
+        int_col("Line", "line", lambda c: c.line),
+        text_col("Function", "function", lambda c: c.function),
     ]
 
 
 def run(a: argparse.Namespace, out: TextIO) -> Walker:
     match = matcher([a.function])
-    top: List[Row] = []
+    top: List[Kept] = []
     seq = [0]
 
     def sink(c: Call) -> None:
@@ -73,7 +85,7 @@ def run(a: argparse.Namespace, out: TextIO) -> Walker:
     if not top:
         raise FtdError("%s: function %r not found in the trace" % (
             w.info.name, a.function))
-    rows = sorted(top, reverse=True)
+    rows = [Row._make(r) for r in sorted(top, reverse=True)]
     if a.format == "text":
         out.write("The %d slowest calls of %s (line: of the call's entry, "
                   "or of its only line):\n" % (len(rows), a.function))

@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Tuple, cast
 from .model import FuncStats, Node, add_node_stats, new_node
 from .pairing import (CUT, PENDING, ROOT, UNFINISHED, UNNAMED, Call,
                       LeafEmit)
-from .tasks import is_idle
+from .tasks import comm_pid, is_idle
 from .timeline import Timeline, Track
 
 UNKNOWN_NAME = "(unknown)"
@@ -74,7 +74,7 @@ class Filters:
                 self.min_dur > 0 or self.max_depth is not None)
 
     def keep_task(self, task: str) -> bool:
-        comm, _, pid = task.rpartition("-")     # a task's name, not key
+        comm, pid = comm_pid(task)     # a task's name, not key
         if self.pids is not None:
             try:
                 if int(pid) not in self.pids:

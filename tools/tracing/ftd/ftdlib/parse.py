@@ -24,7 +24,7 @@ from .layout import (DUR_FIELD_RE, LOST_RE, SWITCH_RE, TC_LAYOUT,
                      TRACER_RE, detect_layout, from_tracecmd, is_tracecmd,
                      layout_from_header, layout_regex)
 from .model import FtdError, FuncStats, Layout, Node, TraceInfo
-from .tasks import is_idle, is_unknown, task_key, task_name
+from .tasks import is_idle, is_unknown, task_key, task_name, unknown_key
 from .pairing import Call, Pairing, TaskState
 from .timeline import Timeline
 
@@ -733,7 +733,7 @@ class Walker:
             cpu = ""
         pk = task_key(prev, cpu, self.curtask)
         nk = task_key(nxt, cpu, self.curtask)
-        unknown = "?/" + cpu
+        unknown = unknown_key(cpu)
         tasks = self.core.tasks
         if self.curtask.get(cpu) is None and unknown in tasks:
             # what ran before the CPU's first switch was its prev task

@@ -8,10 +8,11 @@ that cannot be known.  Keys are built and taken apart here only."""
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, Tuple
 
 IDLE_SUFFIX = "-0"
 IDLE = "<idle>-0"
+UNKNOWN = "?/"
 
 
 def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
@@ -20,7 +21,18 @@ def task_key(task: str, cpu: str, curtask: Dict[str, str]) -> str:
     if task:
         return task if task[-2:] != IDLE_SUFFIX or not cpu else \
             task + "/" + cpu
-    return curtask.get(cpu) or "?/" + cpu
+    return curtask.get(cpu) or UNKNOWN + cpu
+
+
+def unknown_key(cpu: str) -> str:
+    """The key of the task that a CPU ran before the trace named one
+    (no task column, and no context switch seen yet on the CPU)."""
+    return UNKNOWN + cpu
+
+
+def unknown_cpu(key: str) -> str:
+    """The CPU of an unknown task's key (is_unknown())."""
+    return key[len(UNKNOWN):]
 
 
 def idle_key(cpu: str) -> str:
@@ -45,10 +57,18 @@ def task_cpu(key: str) -> str:
     return ""
 
 
+def comm_pid(task: str) -> Tuple[str, str]:
+    """The comm and the pid text of a task (comm-pid, as task_name()
+    gives it): "kworker/0:1-37" -> ("kworker/0:1", "37"); ("", task)
+    when it has no "-"."""
+    comm, _, pid = task.rpartition("-")
+    return comm, pid
+
+
 def pid_text(key: str) -> str:
     """The pid of a task key as the trace prints it (not always a
     number: "" or the whole key when the key has none)."""
-    return task_name(key).rpartition("-")[2]
+    return comm_pid(task_name(key))[1]
 
 
 def pid_of(key: str) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ftdlib.boot import BootView, analyse
-from ftdlib.bootinput import Collector
+from ftdlib.bootinput import BootInputs
 from ftdlib.parse import Walker
 
 HEAD = ["# tracer: function_graph\n", "#\n",
@@ -88,9 +88,9 @@ class Trace:
         return HEAD + [t for _, _, t in sorted(self.lines)]
 
 
-def collect(lines: List[str]) -> Tuple[BootView, Collector]:
+def collect(lines: List[str]) -> Tuple[BootView, BootInputs]:
     """The boot view of one synthetic trace, and its collector."""
-    col = Collector()
+    col = BootInputs()
     col.begin("synthetic")
     w = Walker(None, None, "boot", flat=True)
     w.collect.every = col.call

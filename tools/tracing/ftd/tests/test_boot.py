@@ -44,8 +44,9 @@ import pytest
 from conftest import DATA_DIR, run_ftd
 from ftdlib.timeline import Timeline
 from ftdlib.boot import BootView, analyse
-from ftdlib.bootinput import Collector, read_system_map
+from ftdlib.bootinput import BootInputs, read_system_map
 from ftdlib.parse import Walker
+from ftdlib.table import human
 
 REAL = DATA_DIR / "boot_icount.txt"
 SYSMAP = DATA_DIR / "boot_System.map"
@@ -115,7 +116,7 @@ def early_lines(t0: float = 0.010) -> List[str]:
 
 def collect(paths_or_lines: List[object],
             sysmap: Optional[Dict[str, str]] = None) -> BootView:
-    col = Collector()
+    col = BootInputs()
     for i, item in enumerate(paths_or_lines):
         if isinstance(item, Path):
             name = item.name
@@ -342,7 +343,7 @@ def test_formats_agree(tmp_path: Path) -> None:
     text = run_ftd("boot", str(REAL), "--min-us", "100000").stdout.decode()
     assert "pty_init" in text and "smaller rows" in text
     total = [ln for ln in text.splitlines() if ln.startswith("total ")]
-    assert total and ("%.3f" % (j["total_us"] / 1000)) in total[-1]
+    assert total and human(j["total_us"] * 1000) in total[-1]
 
 
 def test_boot_svg(tmp_path: Path) -> None:

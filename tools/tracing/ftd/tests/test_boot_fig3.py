@@ -126,7 +126,7 @@ def test_delay_and_console_rows_per_initcall() -> None:
     ]
     assert sum(r.ns for r in view.rows) == view.total
     # the levels count each initcall once, with all of its time
-    assert view.levels["6"] == LevelSum(2, 14000000)
+    assert view.levels["6"] == LevelSum(initcalls=2, ns=14000000, calls=2)
     assert view.total == 18000000
 
 

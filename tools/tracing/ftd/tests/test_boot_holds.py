@@ -19,7 +19,7 @@ from boottrace import TASK, Trace, collect
 from conftest import run_ftd
 from ftdlib.analysis import folded
 from ftdlib.boot import BootView
-from ftdlib.bootinput import Collector
+from ftdlib.bootinput import BootInputs
 from ftdlib.bootholds import SCHED_CMDLINE, Hold, find_holds
 from ftdlib.bootstacks import boot_stacks, merge
 
@@ -109,7 +109,7 @@ def boot_with_holds(chain: bool = True, irq: bool = False) -> Trace:
     return t
 
 
-def analysed(lines: List[str]) -> Tuple[BootView, List[Hold], Collector]:
+def analysed(lines: List[str]) -> Tuple[BootView, List[Hold], BootInputs]:
     view, col = collect(lines)
     holds = find_holds(col.sched, col.tl, view.pieces, view.start, view.end)
     return view, holds, col

@@ -16,8 +16,8 @@ import pytest
 
 from boottrace import Trace
 from conftest import run_ftd
-from ftdlib.boot import BootView, analyse
-from ftdlib.bootinput import Collector
+from ftdlib.boot import NOT_TRACED, BootView, analyse
+from ftdlib.bootinput import BootInputs
 from ftdlib.parse import Walker
 from test_boot_fig3 import fig3_files, fig3_trace
 from test_boot_holds import boot_with_holds
@@ -75,7 +75,7 @@ CALLEES = ("trace_initcall_start_cb", "trace_initcall_finish_cb",
 
 def view_of(lines: List[str], sysmap: Dict[str, str] | None = None
             ) -> BootView:
-    col = Collector()
+    col = BootInputs()
     col.begin("synthetic")
     w = Walker(None, None, "boot", flat=True)
     w.collect.every = col.call
@@ -109,6 +109,37 @@ def test_no_row_is_named_after_a_callee() -> None:
                          ("foo_init", 2.5), ("helper_fn", 2.0)]
     assert view_of(debug_boot().text()).name_sources == {
         "not traced": 2, "entry lines": 2}
+
+
+def test_json_counts_the_initcalls_not_named(tmp_path: Path) -> None:
+    """JSON says what the text summary's "Initcalls not named: N of M"
+    says."""
+    f = tmp_path / "boot.txt"
+    f.write_text("".join(debug_boot().text()))
+    j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
+    assert j["initcalls"] == {"calls": 4, "not_named": 2,
+                              "named_by": {"entry lines": 2}}
+    assert len([r for r in j["rows"] if r["name"] == NOT_TRACED]) == 1
+
+
+def test_levels_count_initcalls_named_or_not(tmp_path: Path) -> None:
+    """A level's line says how many initcalls ran (the traced
+    do_one_initcall() calls) and how many of them are named; the header
+    says in words when no level is known."""
+    f = tmp_path / "boot.txt"
+    f.write_text("".join(debug_boot().text()))
+    text = run_ftd("boot", str(f)).stdout.decode()
+    assert "\n  6 device        4 initcalls,    2 named       11.000 ms\n" \
+        in text
+    j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
+    assert j["levels"] == {"6": {"initcalls": 2, "calls": 4,
+                                 "time_us": 11000.0}}
+    f.write_text("".join(boot_with_holds().text()))
+    head = run_ftd("boot", str(f)).stdout.decode().splitlines()[3]
+    assert head == ("levels unknown: no initcall_level events, no "
+                    "do_initcall_level() calls, no --system-map")
+    j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
+    assert j["level_source"] == "none"
 
 
 def test_initcall_debug_printing_is_one_row() -> None:
@@ -158,6 +189,8 @@ def test_dmesg_names_initcalls(tmp_path: Path) -> None:
                    ("baz_init", 2000.0), ("helper_fn", 2000.0)]
     text = run_ftd("boot", str(f), "--dmesg", str(d)).stdout.decode()
     assert "3 from dmesg lines, 1 from entry lines" in text
+    assert j["initcalls"] == {"calls": 4, "not_named": 0, "named_by": {
+        "dmesg lines": 3, "entry lines": 1}}
     # a line of initcall_debug without a printk time
     d.write_text(DMESG + "calling  late_init+0x0/0x8 @ 1\n")
     r = run_ftd("boot", str(f), "--dmesg", str(d), code=1)
@@ -332,3 +365,26 @@ def test_buffer_stats_name_the_overwritten_events(tmp_path: Path) -> None:
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
+
+
+def test_boot_table_durations_with_units(tmp_path: Path) -> None:
+    """The boot table's Time column goes through human(), like every
+    text table; CSV and JSON keep plain microseconds."""
+    f = tmp_path / "fig3.txt"
+    f.write_text("".join(fig3_trace()))
+    text = run_ftd("boot", str(f)).stdout.decode()
+    lines = text.splitlines()
+    head = [i for i, ln in enumerate(lines) if ln.startswith("Kind ")][0]
+    end = [i for i, ln in enumerate(lines)
+           if i > head and ln.startswith("total ")][0]
+    table = lines[head:end + 1]
+    assert table[0].endswith(" First(s)       Time     %")
+    assert table[3].split(None, 3)[3].endswith(
+        "1.016200 500.000 us   2.8")
+    assert table[4].endswith("1.001000   1.600 ms   8.9")
+    assert table[-1].endswith(" 18.000 ms 100.0")
+    # the units line up
+    assert len({ln.rindex("s ") for ln in table[2:] if ln[0] != "-"}) == 1
+    csv_text = run_ftd("boot", str(f), "-f", "csv").stdout.decode()
+    assert "delay,,msleep in kernel_init,1.016200,500.000,2.778\n" in \
+        csv_text

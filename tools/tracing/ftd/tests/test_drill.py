@@ -99,4 +99,27 @@ def test_histogram_and_percentiles(tmp_path: Path) -> None:
     assert text.startswith("h: 100 calls, min 1.000 us, p50 50.000 us, "
                            "p90 90.000 us, p99 99.000 us, p99.9 100.000 us,"
                            " max 100.000 us\n")
-    assert "64 - 128 us        37  37.0% |" + "#" * 40 + "|" in text
+    assert "\n  64.000 us - 128.000 us 37  37.0% |" + "#" * 40 + "|\n" in text
+
+
+def test_histogram_bounds_with_units_aligned(tmp_path: Path) -> None:
+    """The text buckets' bounds go through human(), the formatter of
+    every text table, and stay aligned past the bucket labels of a
+    7-digit number of microseconds; CSV keeps plain microseconds."""
+    lines = [HEAD, tline("2.000000", 0, "sh-1", "1.500 us", 0, "h();"),
+             tline("2.100000", 0, "sh-1", "@ 200000.0 us", 0, "h();")]
+    p = tmp_path / "h.txt"
+    p.write_text("".join(lines))
+    text = run_ftd("hist", str(p), "h").stdout.decode().splitlines()
+    assert text[1:4] == [
+        "               < 1.000 us 0   0.0% |" + " " * 40 + "|",
+        "    1.000 us -   2.000 us 1  50.0% |" + "#" * 40 + "|",
+        "    2.000 us -   4.000 us 0   0.0% |" + " " * 40 + "|"]
+    assert text[-1] == ("  131.072 ms - 262.144 ms 1  50.0% |" + "#" * 40
+                        + "|")
+    assert len(text) == 20
+    assert len({ln.index("|") for ln in text[1:]}) == 1
+    rows = list(csv.DictReader(io.StringIO(run_ftd(
+        "hist", str(p), "h", "-f", "csv").stdout.decode())))
+    assert (rows[-1]["from_us"], rows[-1]["to_us"]) == ("131072.000",
+                                                        "262144.000")
