@@ -40,6 +40,20 @@ def test_each_arch_has_a_patched_config_of_that_arch(name: str) -> None:
     assert "CONFIG_ARM_FTRACE_PATCHABLE_ENTRY" not in wanted
 
 
+def test_the_stock_side_of_the_tracer_switching_is_the_unpatched_base(
+        ) -> None:
+    config = build.KernelConfig.load("stock-x86_64")
+    assert config.tree == "base" and config.arch is arch.get("x86_64")
+    wanted = config.wanted_options()
+    for option in ("CONFIG_FUNCTION_TRACER", "CONFIG_FUNCTION_GRAPH_TRACER",
+                   "CONFIG_DYNAMIC_FTRACE"):
+        assert wanted.get(option) == "y", option
+    # like with like: the machine and the tracers of patched-x86_64
+    patched = build.KernelConfig.load("patched-x86_64").wanted_options()
+    assert {o: v for o, v in wanted.items() if o in patched} == \
+        {o: patched[o] for o in wanted if o in patched}
+
+
 def test_the_steps_of_each_arch_in_order() -> None:
     names = [name for name, _ in check.arch_steps(["x86_64", "arm64"])]
     assert names == [
@@ -48,6 +62,8 @@ def test_the_steps_of_each_arch_in_order() -> None:
         "x86_64: project .tc tests and preemptirq/*",
         "x86_64: boot parameters of options it lacks are refused",
         "x86_64: function, function_graph, nop 20 times while find /sys runs",
+        "x86_64: function, function_graph, nop 20 times while find /sys runs"
+        " on stock-x86_64",
         "arm64: build patched-arm64",
         "arm64: ring buffer and kprobes KUnit suites in the guest",
         "arm64: project .tc tests and preemptirq/*",
@@ -142,7 +158,7 @@ def test_tracer_switching_fails_on_a_kernel_report_or_a_bad_exit(
     monkeypatch.setattr(check.build, "build", lambda name: name)
     monkeypatch.setattr(check.guest, "boot", boot)
     check._failures.clear()
-    assert check.arch_tracer_switch("x86_64") == want
+    assert check.arch_tracer_switch("patched-x86_64") == want
     assert booted[0][1]["smp"] == 2
     assert "current_tracer" in booted[0][0] and "find /sys" in booted[0][0]
     assert bool(check._failures) == (want != (1, 0))

@@ -375,9 +375,9 @@ echo "switched current_tracer $((i * 3)) times"
 """
 
 
-def arch_tracer_switch(arch_name: str) -> Counts:
-    """SWITCH_JOB on patched-ARCH with two vCPUs: no oops, no warning."""
-    config = build.build(arch_config(arch_name))
+def arch_tracer_switch(config_name: str) -> Counts:
+    """SWITCH_JOB on a config with two vCPUs: no oops, no warning."""
+    config = build.build(config_name)
     res = guest.boot(config, SWITCH_JOB, smp=2, echo=False)
     res.report()
     if not res.ok or res.oopses:
@@ -398,9 +398,14 @@ def arch_kernel_steps(name: str) -> Steps:
              functools.partial(arch_kunit, name))]
 
 
-def tracer_switch_step(name: str) -> Tuple[str, Callable[[], Counts]]:
+def tracer_switch_step(name: str, config_name: str = ""
+                       ) -> Tuple[str, Callable[[], Counts]]:
+    config_name = config_name or arch_config(name)
     return (f"{name}: function, function_graph, nop {SWITCHES} times "
-            "while find /sys runs", functools.partial(arch_tracer_switch, name))
+            "while find /sys runs"
+            + (f" on {config_name}" if config_name != arch_config(name)
+               else ""),
+            functools.partial(arch_tracer_switch, config_name))
 
 
 def arch_steps(names: List[str]) -> Steps:
@@ -415,6 +420,10 @@ def arch_steps(names: List[str]) -> Steps:
              functools.partial(arch_refused_params, name)),
             tracer_switch_step(name),
         ]
+        # The QEMU mode chosen for the architecture holds for the
+        # unpatched kernel as well: else a failure above may be QEMU's
+        if arch.get(name).accel:
+            steps.append(tracer_switch_step(name, f"stock-{name}"))
     return steps
 
 
