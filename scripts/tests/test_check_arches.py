@@ -59,7 +59,7 @@ def test_the_steps_of_each_arch_in_order() -> None:
     assert names == [
         "x86_64: build patched-x86_64",
         "x86_64: ring buffer and kprobes KUnit suites in the guest",
-        "x86_64: project .tc tests and preemptirq/*",
+        "x86_64: ftracetest and project .tc tests, against stock-x86_64",
         "x86_64: boot parameters of options it lacks are refused",
         "x86_64: function, function_graph, nop 20 times while find /sys runs",
         "x86_64: function, function_graph, nop 20 times while find /sys runs"

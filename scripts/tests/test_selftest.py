@@ -116,6 +116,16 @@ def test_patched_results_are_claims_not_a_baseline() -> None:
     assert baseline("patched") == "stock"
 
 
+def test_each_arch_is_compared_with_its_own_unpatched_kernel() -> None:
+    assert baseline("patched-x86_64") == "stock-x86_64"
+    assert baseline("stock-x86_64") == "stock-x86_64"
+    assert expected_path("stock-x86_64").name == \
+        "ftracetest-stock-x86_64.txt"
+    # arm64 has no unpatched config yet: said, not compared with ARM32's
+    with pytest.raises(WorkbenchError, match="no unpatched config of arm64"):
+        baseline("patched-arm64")
+
+
 def test_confirm_runs_failures_again_and_keeps_flaky_ones_apart(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     stock = Results({"up1.tc": "PASS", "up2.tc": "PASS"})

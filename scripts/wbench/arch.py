@@ -102,6 +102,9 @@ class Arch:
     # ("" for ARM32, whose files were there before other arches came)
     guest_subdir: str = ""
     guest_tools: Mapping[str, ToolSet] = field(default_factory=dict)
+    # The unpatched base's config, whose ftracetest results are what the
+    # patched configs of the architecture are compared with ("" if none)
+    stock_config: str = ""
 
     @property
     def busybox_package(self) -> str:
@@ -154,6 +157,7 @@ ARM = Arch(
     # fprobe on 32-bit ARM needs the hook in front of the prologue, which
     # kernel/trace/.kunitconfig cannot ask for without breaking others
     kunit_options=("CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y",),
+    stock_config="stock",
     guest_tools=_guest_tools("armhf", "arm-linux-gnueabihf",
                              "lib/ld-linux-armhf.so.3"))
 
@@ -190,7 +194,8 @@ X86_64 = Arch(
         "interleave, so SMP code is still exercised.  KVM does not "
         "work on these machines (-cpu host fails to set an MSR)."),
     guest_tools=_guest_tools("amd64", "x86_64-linux-gnu",
-                             "lib64/ld-linux-x86-64.so.2"))
+                             "lib64/ld-linux-x86-64.so.2"),
+    stock_config="stock-x86_64")
 
 ARCHES: Dict[str, Arch] = {a.name: a for a in (ARM, ARM64, X86_64)}
 DEFAULT = ARM

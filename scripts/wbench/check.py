@@ -209,7 +209,14 @@ def step_kunit_py() -> Counts:
 def ftracetest(config: build.KernelConfig, patterns: List[str],
                out_name: str) -> Counts:
     """ftracetest (the ci set, or the tests matching patterns) on a built
-    config, compared with the stock kernel's expected results."""
+    config, compared with the expected results of its baseline (the
+    unpatched kernel of its architecture)."""
+    base = selftest.baseline(config.name)
+    expected = selftest.expected_path(base)
+    if not expected.exists():
+        raise WorkbenchError(f"{expected.relative_to(REPO)} is missing: "
+                             f"run scripts/workbench selftest {base} "
+                             "--save-expected")
     tree = build.source_tree(config)
     tests = selftest.select(tree, patterns, ci=True)
     out = cache_dir() / "check" / out_name
@@ -220,7 +227,7 @@ def ftracetest(config: build.KernelConfig, patterns: List[str],
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in selftest.project_tests() if t in tests]
     problems, flaky = selftest.confirm(config, selftest.Results.load(
-        selftest.EXPECTED), got, own, 2, 300, out,
+        expected), got, own, 2, 300, out, base,
         claims=selftest.claims_for(config.name))
     for p in problems:
         failure(p)
@@ -408,14 +415,32 @@ def tracer_switch_step(name: str, config_name: str = ""
             functools.partial(arch_tracer_switch, config_name))
 
 
+def arch_full_ftracetest(name: str) -> Counts:
+    """All of ftracetest's ci set on patched-ARCH, compared with the
+    unpatched kernel of the architecture, as ARM32's in make check."""
+    return ftracetest(build.build(arch_config(name)), [],
+                      f"selftest-{name}")
+
+
+def arch_tests_step(name: str) -> Tuple[str, Callable[[], Counts]]:
+    """Upstream ftracetest against the unpatched kernel where the
+    architecture has one; else the project's .tc files and ARCH_TESTS,
+    each of which must pass."""
+    stock = arch.get(name).stock_config
+    if stock:
+        return (f"{name}: ftracetest and project .tc tests, against "
+                f"{stock}", functools.partial(arch_full_ftracetest, name))
+    return (f"{name}: project .tc tests and {' '.join(ARCH_TESTS)}",
+            functools.partial(arch_ftracetest, name,
+                              selftest.project_tests() + ARCH_TESTS))
+
+
 def arch_steps(names: List[str]) -> Steps:
     """make check-arches: all that the other architectures run."""
     steps: Steps = []
     for name in names:
         steps += arch_kernel_steps(name) + [
-            (f"{name}: project .tc tests and {' '.join(ARCH_TESTS)}",
-             functools.partial(arch_ftracetest, name,
-                               selftest.project_tests() + ARCH_TESTS)),
+            arch_tests_step(name),
             (f"{name}: boot parameters of options it lacks are refused",
              functools.partial(arch_refused_params, name)),
             tracer_switch_step(name),

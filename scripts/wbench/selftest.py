@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from . import build, guest
+from . import arch, build, guest
 from .parser import (CRASHES as CRASHES, GOOD as GOOD, NOT_RUN as NOT_RUN,
                      RESULTS as RESULTS, Results as Results,
                      Watcher as Watcher, crash_kind as crash_kind)
@@ -81,9 +81,22 @@ CLAIMS_CONFIG = "patched"
 
 
 def baseline(config: str) -> str:
-    """The config whose expected results config is compared with."""
+    """The config whose expected results config is compared with: its
+    own, or those of the unpatched base of its architecture."""
     own = config != CLAIMS_CONFIG and expected_path(config).exists()
-    return config if own else "stock"
+    return config if own else stock_config(config)
+
+
+def stock_config(config: str) -> str:
+    """The unpatched base's config of config's architecture (ARM32's for
+    a name that is no config)."""
+    record = arch.DEFAULT
+    if (build.CONFIG_DIR / f"{config}.config").is_file():
+        record = build.KernelConfig.load(config).arch
+    if not record.stock_config:
+        raise WorkbenchError(f"{config}: no unpatched config of "
+                             f"{record.name} to compare ftracetest with")
+    return record.stock_config
 
 
 def claims_for(config: str) -> Optional["Results"]:
@@ -312,8 +325,9 @@ def judge(config: build.KernelConfig, got: Results, own: List[str],
     failure on a fresh boot; the command's exit status."""
     base = baseline(config.name)
     if not expected_path(base).exists():
-        raise WorkbenchError(f"{EXPECTED} is missing: run "
-                             "scripts/workbench selftest stock --save-expected")
+        raise WorkbenchError(f"{expected_path(base)} is missing: run "
+                             f"scripts/workbench selftest {base} "
+                             "--save-expected")
     problems, _ = confirm(config, Results.load(expected_path(base)), got,
                           own, smp, per_test_timeout, out_dir, base,
                           claims_for(config.name))
@@ -369,12 +383,14 @@ def save_expected(args: argparse.Namespace, got: Results,
     if args.tests or args.set != "full":
         raise WorkbenchError("--save-expected wants a full run")
     path = expected_path(args.config)
+    stock = stock_config(args.config)
     what = ("the stock kernel: Linux 6.12.117, ARM mode" if
             args.config == "stock" else f"the {args.config} config "
             f"(scripts/configs/{args.config}.config)")
     problems = []
-    if args.config != "stock":
-        problems = compare(Results.load(EXPECTED), got, own)
+    if args.config != stock:
+        problems = compare(Results.load(expected_path(stock)), got, own,
+                           stock)
         for p in problems:
             log(f"selftest: recorded, differs from stock: {p}")
     if any(not p.startswith("regression: ") for p in problems):
