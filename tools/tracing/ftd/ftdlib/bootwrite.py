@@ -236,19 +236,21 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
         sections(out)
     if view.levels:
         out.write("\nInitcall levels (the traced do_one_initcall() "
-                  "calls, how many of them are named, and the time in ms "
+                  "calls, how many of them are named, and the time "
                   "including their delays, console and untraced "
                   "initcalls):\n")
-        for lv, v in sorted(view.levels.items(),
-                            key=lambda kv: _lv_key(kv[0])):
-            out.write("  %-12s %4d initcalls, %4d named %12.3f ms\n" % (
-                level_label(lv), v.calls, v.initcalls, v.ns / 1e6))
-    big = sorted(view.gaps, key=lambda g: g.start - g.end)[:5]
+        levels = sorted(view.levels.items(), key=lambda kv: _lv_key(kv[0]))
+        width = max(len(human(v.ns)) for _, v in levels)
+        for lv, v in levels:
+            out.write("  %-12s %4d initcalls, %4d named  %*s\n" % (
+                level_label(lv), v.calls, v.initcalls, width, human(v.ns)))
+    big = sorted(sorted(view.gaps, key=lambda g: g.start - g.end)[:5])
     if big:
-        out.write("\nLargest gaps (ms):\n")
-        for a, b, name in sorted(big):
-            out.write("  %10.3f  %.6f .. %.6f s  %s\n" % (
-                (b - a) / 1e6, a / 1e9, b / 1e9, name))
+        out.write("\nLargest gaps:\n")
+        width = max(len(human(b - a)) for a, b, _ in big)
+        for a, b, name in big:
+            out.write("  %*s  %.6f .. %.6f s  %s\n" % (
+                width, human(b - a), a / 1e9, b / 1e9, name))
     for n in view.notes:
         out.write("note: %s\n" % n)
 
