@@ -236,19 +236,21 @@ def write_boot(out: TextIO, view: BootView, rows: Sequence[Row],
         sections(out)
     if view.levels:
         out.write("\nInitcall levels (the traced do_one_initcall() "
-                  "calls, how many of them are named, and the time in ms "
+                  "calls, how many of them are named, and the time "
                   "including their delays, console and untraced "
                   "initcalls):\n")
-        for lv, v in sorted(view.levels.items(),
-                            key=lambda kv: _lv_key(kv[0])):
-            out.write("  %-12s %4d initcalls, %4d named %12.3f ms\n" % (
-                level_label(lv), v.calls, v.initcalls, v.ns / 1e6))
-    big = sorted(view.gaps, key=lambda g: g.start - g.end)[:5]
+        levels = sorted(view.levels.items(), key=lambda kv: _lv_key(kv[0]))
+        width = max(len(human(v.ns)) for _, v in levels)
+        for lv, v in levels:
+            out.write("  %-12s %4d initcalls, %4d named  %*s\n" % (
+                level_label(lv), v.calls, v.initcalls, width, human(v.ns)))
+    big = sorted(sorted(view.gaps, key=lambda g: g.start - g.end)[:5])
     if big:
-        out.write("\nLargest gaps (ms):\n")
-        for a, b, name in sorted(big):
-            out.write("  %10.3f  %.6f .. %.6f s  %s\n" % (
-                (b - a) / 1e6, a / 1e9, b / 1e9, name))
+        out.write("\nLargest gaps:\n")
+        width = max(len(human(b - a)) for a, b, _ in big)
+        for a, b, name in big:
+            out.write("  %*s  %.6f .. %.6f s  %s\n" % (
+                width, human(b - a), a / 1e9, b / 1e9, name))
     for n in view.notes:
         out.write("note: %s\n" % n)
 
@@ -276,9 +278,18 @@ def hold_rows(holds: Sequence[Hold]) -> List[HoldRow]:
 
 
 def _top(b: Optional[Blame]) -> str:
+    """The blamed thread's top functions as CSV and JSON give them:
+    milliseconds, no unit."""
     if b is None:
         return ""
     return ", ".join("%s %.3f" % (f, ns / 1e6) for f, ns in b.top)
+
+
+def _top_text(b: Optional[Blame]) -> str:
+    """The blamed thread's top functions, their times with units."""
+    if b is None:
+        return ""
+    return ", ".join("%s %s" % (f, human_inline(ns)) for f, ns in b.top)
 
 
 def _blamed_name(r: HoldRow) -> str:
@@ -294,27 +305,27 @@ def hold_columns(text: bool) -> List[Column]:
 
     def own(get: Callable[[HoldRow], str]) -> Callable[[HoldRow], str]:
         return lambda r: get(r) if r.first or not text else ""
-    ms = "%.3f"
     return [
         text_col("Waiting", "waiting", own(lambda r: r.hold.thread)),
         text_col("Wait function", "wait_function",
                  own(lambda r: r.hold.wait_fn)),
         Column("At(s)", "start_s", own(lambda r: "%.6f" % (
             r.hold.start / 1e9)), lambda r: round(r.hold.start / 1e9, 6)),
-        Column("Wait(ms)", "wait_us", own(lambda r: ms % (r.hold.ns / 1e6)),
+        Column("Wait", "wait_us", own(lambda r: human(r.hold.ns)),
                lambda r: round(r.hold.ns / 1e3, 3),
                lambda r: "%.3f" % (r.hold.ns / 1e3)),
         text_col("Blamed thread", "blamed", _blamed_name, width=40),
-        Column("Blamed(ms)", "blamed_us",
-               lambda r: ms % (r.blame.ns / 1e6) if r.blame else "0.000",
+        Column("Blamed", "blamed_us",
+               lambda r: human(r.blame.ns if r.blame else 0),
                lambda r: round(r.blame.ns / 1e3, 3) if r.blame else 0.0,
                lambda r: "%.3f" % (r.blame.ns / 1e3 if r.blame else 0)),
-        Column("Unexplained(ms)", "unexplained_us",
-               own(lambda r: ms % (r.hold.unexplained / 1e6)),
+        Column("Unexplained", "unexplained_us",
+               own(lambda r: human(r.hold.unexplained)),
                lambda r: round(r.hold.unexplained / 1e3, 3),
                lambda r: "%.3f" % (r.hold.unexplained / 1e3)),
-        text_col("Top functions of the blamed thread (ms)", "top",
-                 lambda r: _top(r.blame)),
+        Column("Top functions of the blamed thread", "top",
+               lambda r: _top_text(r.blame), lambda r: _top(r.blame),
+               left=True),
     ]
 
 

@@ -346,6 +346,32 @@ def test_formats_agree(tmp_path: Path) -> None:
     assert total and human(j["total_us"] * 1000) in total[-1]
 
 
+def test_levels_and_gaps_with_units() -> None:
+    """The initcall levels' times and the largest gaps go through
+    human(), like every text table, right-aligned to the widest; JSON
+    keeps plain microseconds."""
+    text = run_ftd("boot", str(REAL)).stdout.decode()
+    lines = text.splitlines()
+    at = lines.index("Largest gaps:")
+    assert lines[at + 1:at + 6] == [
+        "  554.528 us  1.900797 .. 1.901352 s  not traced: between records",
+        "    6.431 ms  1.903034 .. 1.909465 s  not traced: between records",
+        "    9.783 ms  1.910003 .. 1.919786 s  not traced: between records",
+        "    9.312 ms  1.920146 .. 1.929458 s  not traced: between records",
+        "  547.144 us  1.929974 .. 1.930521 s  not traced: between records"]
+    at = [i for i, ln in enumerate(lines)
+          if ln.startswith("Initcall levels (")][0]
+    assert "the time including" in lines[at]
+    levels = lines[at + 1:at + 8]
+    assert levels[0] == "  1 core         13 initcalls,   13 named    3.454 ms"
+    assert levels[5] == "  6 device       56 initcalls,   56 named    1.141  s"
+    assert levels[6] == "  7 late         35 initcalls,   35 named  229.489 ms"
+    assert len({len(ln) for ln in levels}) == 1
+    j = json.loads(run_ftd("boot", str(REAL), "-f", "json").stdout)
+    assert j["levels"]["6"]["time_us"] == 1141190.712
+    assert 554.528 in [g["time_us"] for g in j["gaps"]]
+
+
 def test_boot_svg(tmp_path: Path) -> None:
     early = tmp_path / "early.txt"
     early.write_text("".join(early_lines()))

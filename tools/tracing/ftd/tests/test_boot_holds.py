@@ -299,5 +299,43 @@ def test_bad_sched_event_names_file_and_line(tmp_path: Path) -> None:
     assert "Boot holds: 3 waits" in r.stdout.decode()
 
 
+def test_holds_table_durations_with_units(tmp_path: Path) -> None:
+    """The holds table's times go through human(), like every text
+    table, each column as wide as its widest cell; CSV keeps plain
+    microseconds, and the top functions in milliseconds."""
+    f = tmp_path / "holds.txt"
+    f.write_text("".join(boot_with_holds().text()))
+    lines = run_ftd("boot", str(f)).stdout.decode().splitlines()
+    head = [i for i, ln in enumerate(lines) if ln.startswith("Waiting ")][0]
+    table = lines[head:head + 7]
+    assert table[0] == (
+        "Waiting Wait function             At(s)      Wait Blamed thread"
+        "                   Blamed Unexplained Top functions of the blamed"
+        " thread")
+    assert set(table[1]) == {"-"} and len(table[1]) == len(table[0])
+    assert table[2] == (
+        "init-1  wait_for_initramfs     1.000040 59.960 ms unpack-30      "
+        "              40.460 ms    0.000 us gunzip 28.000 ms, "
+        "unpack_to_rootfs 10.910 ms, schedule 1.000 ms")
+    assert table[3].endswith(
+        " helper-40 (waking unpack-30) 19.500 ms             crc32_le "
+        "19.000 ms, crc_work 490.000 us")
+    assert table[6].endswith(
+        " 1.200000 10.000 ms -                             0.000 us   "
+        "10.000 ms")
+    # the units of each column line up
+    for unit_at in (table[0].index(" Wait Blamed") + 5,
+                    table[0].index(" Blamed Unexplained") + 7,
+                    table[0].index("Unexplained") + 11):
+        assert {ln[unit_at - 3:unit_at] for ln in table[2:]
+                if ln[unit_at - 1] != " "} <= {" ms", " us"}
+    rows = list(csv.DictReader(io.StringIO(run_ftd(
+        "boot", str(f), "-f", "csv", "--table", "holds").stdout.decode())))
+    assert (rows[0]["wait_us"], rows[0]["blamed_us"],
+            rows[0]["unexplained_us"], rows[0]["top"]) == (
+        "59960.000", "40460.000", "0.000",
+        "gunzip 28.000, unpack_to_rootfs 10.910, schedule 1.000")
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))

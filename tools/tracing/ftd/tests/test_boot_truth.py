@@ -129,8 +129,7 @@ def test_levels_count_initcalls_named_or_not(tmp_path: Path) -> None:
     f = tmp_path / "boot.txt"
     f.write_text("".join(debug_boot().text()))
     text = run_ftd("boot", str(f)).stdout.decode()
-    assert "\n  6 device        4 initcalls,    2 named       11.000 ms\n" \
-        in text
+    assert "\n  6 device        4 initcalls,    2 named  11.000 ms\n" in text
     j = json.loads(run_ftd("boot", str(f), "-f", "json").stdout)
     assert j["levels"] == {"6": {"initcalls": 2, "calls": 4,
                                  "time_us": 11000.0}}
