@@ -264,10 +264,11 @@ def step_mcount() -> Counts:
 
 # make check-arches: the series' generic parts on the other
 # architectures, each built as its patched-ARCH config and booted with two
-# vCPUs: the KUnit suites in the guest, the project's .tc files and
-# upstream's preemptirq tests.  There is no stock baseline on these
-# architectures, so each of these tests must pass; one that says it
-# cannot run there (UNSUPPORTED) is listed as skipped.
+# vCPUs: the KUnit suites in the guest, and all of ftracetest against the
+# unpatched kernel where the architecture record names one; elsewhere the
+# project's .tc files and upstream's preemptirq tests, each of which must
+# pass (one that says it cannot run there, UNSUPPORTED, is listed as
+# skipped).
 OTHER_ARCHES = ["arm64", "x86_64"]
 ARCH_TESTS = ["preemptirq/*"]
 # What make check runs of them on every architecture: thresh-tree, with
@@ -447,8 +448,9 @@ def arch_steps(names: List[str]) -> Steps:
         ]
         # The QEMU mode chosen for the architecture holds for the
         # unpatched kernel as well: else a failure above may be QEMU's
-        if arch.get(name).accel:
-            steps.append(tracer_switch_step(name, f"stock-{name}"))
+        record = arch.get(name)
+        if record.accel and record.stock_config:
+            steps.append(tracer_switch_step(name, record.stock_config))
     return steps
 
 
