@@ -211,12 +211,7 @@ def ftracetest(config: build.KernelConfig, patterns: List[str],
     """ftracetest (the ci set, or the tests matching patterns) on a built
     config, compared with the expected results of its baseline (the
     unpatched kernel of its architecture)."""
-    base = selftest.baseline(config.name)
-    expected = selftest.expected_path(base)
-    if not expected.exists():
-        raise WorkbenchError(f"{expected.relative_to(REPO)} is missing: "
-                             f"run scripts/workbench selftest {base} "
-                             "--save-expected")
+    base, expected = selftest.baseline_results(config.name)
     tree = build.source_tree(config)
     tests = selftest.select(tree, patterns, ci=True)
     out = cache_dir() / "check" / out_name
@@ -226,9 +221,9 @@ def ftracetest(config: build.KernelConfig, patterns: List[str],
     got.save_durations(out / "durations.txt")
     log(f"check: ftracetest {got.summary()} in {got.seconds:.0f} s")
     own = [t for t in selftest.project_tests() if t in tests]
-    problems, flaky = selftest.confirm(config, selftest.Results.load(
-        expected), got, own, 2, 300, out, base,
-        claims=selftest.claims_for(config.name))
+    problems, flaky = selftest.confirm(config, expected, got, own, 2, 300,
+                                       out, base,
+                                       claims=selftest.claims_for(config.name))
     for p in problems:
         failure(p)
     for p in flaky:

@@ -99,6 +99,17 @@ def stock_config(config: str) -> str:
     return record.stock_config
 
 
+def baseline_results(config: str) -> Tuple[str, "Results"]:
+    """config's baseline and its expected results, which must be kept."""
+    base = baseline(config)
+    path = expected_path(base)
+    if not path.exists():
+        raise WorkbenchError(f"{path.relative_to(REPO)} is missing: run "
+                             f"scripts/workbench selftest {base} "
+                             "--save-expected")
+    return base, Results.load(path)
+
+
 def claims_for(config: str) -> Optional["Results"]:
     """The results the series claims, when config is the one they were
     recorded on and they are kept."""
@@ -323,14 +334,9 @@ def judge(config: build.KernelConfig, got: Results, own: List[str],
           what: str) -> int:
     """Compare a run with its baseline's expected results, confirming each
     failure on a fresh boot; the command's exit status."""
-    base = baseline(config.name)
-    if not expected_path(base).exists():
-        raise WorkbenchError(f"{expected_path(base)} is missing: run "
-                             f"scripts/workbench selftest {base} "
-                             "--save-expected")
-    problems, _ = confirm(config, Results.load(expected_path(base)), got,
-                          own, smp, per_test_timeout, out_dir, base,
-                          claims_for(config.name))
+    base, expected = baseline_results(config.name)
+    problems, _ = confirm(config, expected, got, own, smp, per_test_timeout,
+                          out_dir, base, claims_for(config.name))
     for p in problems:
         log(f"{what}: {p}")
     log(f"{what}: {len(problems)} problem(s) against the {base} results")
