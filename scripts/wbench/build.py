@@ -3,12 +3,13 @@
 
 A buildable config is scripts/configs/NAME.config.  Its header line
 
-    # workbench: tree=base|patched fragments=a,b [arch=NAME]
+    # workbench: tree=base|patched fragments=a,b [arch=NAME] [cpu=MODEL]
 
 says which source tree it builds (the unpatched base, or the base with
 the series applied), which scripts/configs/*.fragment files come before
-its own lines, and which architecture (arch.py's records: arm, the
-default, arm64 or x86_64).  The architecture's machine fragment
+its own lines, which architecture (arch.py's records: arm, the
+default, arm64 or x86_64) and, when the architecture's QEMU CPU lacks
+what the config tests, which -cpu to boot it on instead.  The architecture's machine fragment
 (qemu-ARCH.fragment) comes first.  The result is tinyconfig plus those
 fragments, built with O=.cache/build/NAME, the architecture's cross
 compiler and ccache.
@@ -16,6 +17,7 @@ compiler and ccache.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -32,8 +34,8 @@ from .prepare import UPTO_ENV, prepare_kernel
 CONFIG_DIR = SCRIPTS / "configs"
 
 
-HEADER_RE = re.compile(r"^# workbench:((?: +\w+=[\w,-]*)+) *$", re.M)
-HEADER_KEYS = ("tree", "fragments", "arch")
+HEADER_RE = re.compile(r"^# workbench:((?: +\w+=[\w,=-]*)+) *$", re.M)
+HEADER_KEYS = ("tree", "fragments", "arch", "cpu")
 
 
 @dataclass
@@ -52,6 +54,8 @@ class KernelConfig:
             raise WorkbenchError(f"unknown config '{name}' (known: {known})")
         header = parse_header(path)
         arch = arches.get(header.get("arch", arches.DEFAULT.name))
+        if header.get("cpu"):
+            arch = dataclasses.replace(arch, cpu=header["cpu"])
         names = [arch.fragment] + [f for f in header["fragments"].split(",")
                                    if f and f != arch.fragment]
         frags = [CONFIG_DIR / f"{f}.fragment" for f in names]
@@ -85,7 +89,7 @@ class KernelConfig:
 
 def parse_header(path: Path) -> Dict[str, str]:
     """The fields of a config's '# workbench: ...' line: tree and
-    fragments, and arch if given."""
+    fragments, and arch and cpu if given."""
     m = HEADER_RE.search(path.read_text())
     fields: Dict[str, str] = {}
     for item in (m.group(1).split() if m else []):
@@ -98,7 +102,8 @@ def parse_header(path: Path) -> Dict[str, str]:
     if fields.get("tree") not in ("base", "patched") or \
             "fragments" not in fields:
         raise WorkbenchError(f"{path}: needs a line '# workbench: "
-                             "tree=base|patched fragments=a,b [arch=NAME]'")
+                             "tree=base|patched fragments=a,b [arch=NAME] "
+                             "[cpu=MODEL]'")
     return fields
 
 

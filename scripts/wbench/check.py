@@ -315,8 +315,9 @@ def arch_ftracetest(arch_name: str, patterns: List[str]) -> Counts:
 
 
 # Boot parameters of an option that the architecture's kernel does not
-# have (the early boot buffer is ARM32's): the kernel must say that it
-# refuses each, not pass it on to init's environment without a word.
+# have (the early boot buffer is ARM's and arm64's): the kernel must say
+# that it refuses each, not pass it on to init's environment without a
+# word.
 REFUSED_PARAMS = ["fgraph_boot=on", "fgraph_boot_thresh=100",
                   "fgraph_boot_count=on"]
 REFUSED_JOB = """dmesg > /out/dmesg
