@@ -46,12 +46,15 @@ series:
 	scripts/install-deps --series
 	$(WORKBENCH) series --check --out out/series
 
+# The boot benchmark runs on arm64 too, whose compiler and QEMU it installs.
 bench: deps
+	scripts/install-deps --arch arm64
 	scripts/bench/fgraph-overhead/run.py --thresh --keep out/bench/fgraph-overhead
 	scripts/bench/fgraph-percall/run.py --profile graph --keep out/bench/fgraph-percall
 	scripts/bench/thresh-coverage/run.py --keep out/bench/thresh-coverage
 	scripts/bench/preemptirq/run.py --keep out/bench/preemptirq
 	scripts/bench/boot/run.py --keep out/bench/boot
+	scripts/bench/boot/run.py --arch arm64 --keep out/bench/boot-arm64
 	python3 tools/tracing/ftd/bench/bench.py
 
 # The toggles alone (ARM, Thumb-2), and with each of the options that take

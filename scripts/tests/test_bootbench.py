@@ -138,3 +138,24 @@ def test_early_file_must_begin_with_start_kernel(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         boot.Boot(boot.Run("x", "patched", "", "cov", 100),
                   guest_out(tmp_path, bad))
+
+
+def test_each_architectures_configs_and_default_buffer() -> None:
+    # the default buffers of ARM32 (256 KiB of 16-byte records) and
+    # arm64 (384 KiB of 24-byte records) hold the same number of records
+    for arch, (on, off) in boot.CONFIGS.items():
+        assert boot.config_arch(on) == boot.config_arch(off) == arch
+        assert boot.boot_buffer_kib(on) * 1024 // boot.REC_BYTES[arch] \
+            == 16384
+
+
+def test_size_table_compares_with_the_architectures_buffer(
+        tmp_path: Path) -> None:
+    early = EARLY.replace("dropped calls: 7", "dropped calls: 0").replace(
+        "16 bytes each", "24 bytes each")
+    run = boot.Run("on-100us.1", "patched-arm64", "", "boot", 100)
+    b = boot.Boot(run, guest_out(tmp_path, early))
+    table = boot.size_table({run.name: b}, [run], "arm64")
+    assert "fits the default 384 KiB" in table[0]
+    # 4 records of 24 bytes, in the default buffer
+    assert table[2].split(" | ")[5:7] == ["0.1", "yes"]

@@ -5,7 +5,9 @@
 Boots the patched kernel (CONFIG_FGRAPH_BOOT_BUFFER=y) and the same
 config without the buffer (fgboot-off) under -icount shift=0,sleep=off
 with "scripts/workbench run CONFIG --icount", once per run below, and
-measures on the guest's own clock:
+measures on the guest's own clock; on 32-bit ARM by default, on arm64
+with --arch arm64 (patched-arm64 and fgboot-off-arm64), or on the
+architecture of --on-config:
 
 - boot time, from the first instruction of start_kernel() to the
   "Run /init as init process" printk (the exec of /init follows it
@@ -23,8 +25,9 @@ measures on the guest's own clock:
   without the early buffer (upstream's best), at each --cov-thresholds
   value; every stretch no tracer covers is named with its length.
 
-Clocks: the architecture counter (CNTVCT, 62.5 MHz, counting virtual
-time from the reset of the machine) is the common timeline.  A QEMU TCG
+Clocks: the architecture counter (CNTVCT, CNTVCT_EL0 on arm64, 62.5 MHz
+on QEMU 7.2's virt machine, counting virtual time from the reset of the
+machine) is the common timeline.  A QEMU TCG
 plugin (start-insns.c) counts the guest instructions until
 start_kernel() first runs; with -icount shift=0 that is its time in ns,
 since nothing waits before it.  printk's clock (local_clock()) is put on
@@ -47,10 +50,15 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from wbench import benchjob, build  # noqa: E402
 
-ON_CONFIG = "patched"
-OFF_CONFIG = "fgboot-off"
-REC_BYTES = 16          # sizeof(struct fgraph_boot_rec) on 32-bit ARM
-DEFAULT_RECS = 16384    # CONFIG_FGRAPH_BOOT_BUFFER_SIZE=256 (KiB)
+# Each architecture's kernel with the early buffer, and the same without it
+CONFIGS = {"arm": ("patched", "fgboot-off"),
+           "arm64": ("patched-arm64", "fgboot-off-arm64")}
+# sizeof(struct fgraph_boot_rec): a u64 time, an unsigned long and a u32,
+# padded to 8 bytes on 64-bit
+REC_BYTES = {"arm": 16, "arm64": 24}
+# compiler options of the guest helper cntvct.c
+CNTVCT_CFLAGS = {"arm": ["-march=armv7-a", "-marm"], "arm64": []}
+KCONFIG_BUFFER_KIB = 256  # CONFIG_FGRAPH_BOOT_BUFFER_SIZE's default
 MAIN_BUF_SIZE = "32M"   # trace_buf_size= of the coverage runs
 
 
@@ -61,6 +69,8 @@ def main_opts(buf_size: str) -> str:
             "trace_event=initcall:initcall_finish "
             "trace_instance=boot,initcall:initcall_level,"
             "initcall:initcall_finish")
+
+
 FTD = REPO / "tools" / "tracing" / "ftd" / "ftd"
 
 
@@ -74,8 +84,8 @@ class Run:
 
 
 def plan(thresholds: List[int], cov: List[int], repeat: int,
-         buf_size: str = MAIN_BUF_SIZE, on: str = ON_CONFIG,
-         off: str = OFF_CONFIG) -> List[Run]:
+         buf_size: str = MAIN_BUF_SIZE, on: str = CONFIGS["arm"][0],
+         off: str = CONFIGS["arm"][1]) -> List[Run]:
     runs = []
     for i in range(1, repeat + 1):
         runs.append(Run(f"config-off.{i}", off, "", "boot"))
@@ -146,7 +156,7 @@ class Boot:
         self.freq = int(res[1])
         sync_cnt = (int(res[2]) + int(res[3])) / 2
         self.sync_err_ns = (int(res[3]) - int(res[2])) / 2 * 1e9 / self.freq
-        self.stats = {}
+        self.stats: Dict[str, int] = {}
         for m in re.finditer(r"stats ([a-z ]+): (\d+)\b", text):
             self.stats[m.group(1)] = self.stats.get(m.group(1), 0) \
                 + int(m.group(2))
@@ -160,11 +170,11 @@ class Boot:
         # times are then from the machine's reset.
         self.start = 0
         if (outdir / "insns.txt").exists():
-            m = re.search(r"insns (\d+)",
+            n = re.search(r"insns (\d+)",
                           (outdir / "insns.txt").read_text())
-            if not m:
+            if not n:
                 raise SystemExit(f"{outdir}: no instruction count")
-            self.start = int(m.group(1))
+            self.start = int(n.group(1))
         self.early: Optional[Early] = None
         if (outdir / "early.txt").exists():
             self.early = Early((outdir / "early.txt").read_text())
@@ -286,10 +296,15 @@ def boot_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
     return lines
 
 
-def size_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
+def size_table(boots: Dict[str, Boot], runs: List[Run],
+               arch: str = "arm") -> List[str]:
+    """Records needed at each threshold, against the buffer of ARCH's
+    default config (the on config of CONFIGS)."""
+    default_kib = boot_buffer_kib(CONFIGS[arch][0])
+    default_recs = default_kib * 1024 // REC_BYTES[arch]
     lines = ["| threshold | records kept | dropped calls | too deep | "
              "records needed | buffer needed (KiB) | fits the default "
-             f"{DEFAULT_RECS * REC_BYTES // 1024} KiB | recorded until |",
+             f"{default_kib} KiB | recorded until |",
              "|---|---|---|---|---|---|---|---|"]
     seen = set()
     for r in runs:
@@ -318,7 +333,7 @@ def size_table(boots: Dict[str, Boot], runs: List[Run]) -> List[str]:
                    f"{n * e.rec_bytes / 1024:,.1f}")
         # the run's buffer may be larger than the default one
         whole = e.dropped == 0 and e.until != "the buffer filled up"
-        fits = "yes" if whole and e.records <= DEFAULT_RECS else "no"
+        fits = "yes" if whole and e.records <= default_recs else "no"
         lines.append(f"| {e.thresh} us | {e.records:,} of {e.capacity:,} | "
                      f"{e.dropped:,} | {e.too_deep:,} | {need} | {kib} | "
                      f"{fits} | {e.until} |")
@@ -460,7 +475,12 @@ def boot_buffer_kib(config: str) -> int:
     """CONFIG_FGRAPH_BOOT_BUFFER_SIZE of CONFIG, or its default."""
     text = (REPO / "scripts" / "configs" / f"{config}.config").read_text()
     m = re.search(r"^CONFIG_FGRAPH_BOOT_BUFFER_SIZE=(\d+)$", text, re.M)
-    return int(m.group(1)) if m else DEFAULT_RECS * REC_BYTES // 1024
+    return int(m.group(1)) if m else KCONFIG_BUFFER_KIB
+
+
+def config_arch(config: str) -> str:
+    """The architecture CONFIG builds for (its header's arch=)."""
+    return build.KernelConfig.load(config).arch.name
 
 
 def method(repeat: int, buf_size: str, on: str, off: str) -> str:
@@ -486,7 +506,8 @@ def method(repeat: int, buf_size: str, on: str, off: str) -> str:
         "scan) while icount's virtual time jumps from timer to timer, "
         "which adds up to seconds after time_init() at random; before "
         "time_init() interrupts are off and nothing waits, and that part "
-        "is the same in every boot of a run.  Buffer needed: records kept x 16 bytes; when the "
+        "is the same in every boot of a run.  Buffer needed: records kept x "
+        f"{REC_BYTES[config_arch(on)]} bytes; when the "
         "buffer filled, at threshold 0 each dropped call would have needed "
         "two records, above 0 between 0 and two.  Coverage runs add "
         "'ftrace=function_graph tracing_thresh=T "
@@ -512,12 +533,17 @@ def main() -> int:
                     "%(default)s; empty: none)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="boots of each boot time run (default %(default)s)")
-    ap.add_argument("--on-config", default=ON_CONFIG,
-                    help="the kernel with the early buffer (default "
-                    "%(default)s; fgboot-big has a 4 MiB buffer)")
-    ap.add_argument("--off-config", default=OFF_CONFIG,
-                    help="the same kernel without it (default "
-                    "%(default)s)")
+    ap.add_argument("--arch", choices=sorted(CONFIGS),
+                    help="boot this architecture's configs: "
+                    + ", ".join(f"{a}: {on} and {off}"
+                                for a, (on, off) in CONFIGS.items())
+                    + " (default: --on-config's architecture, else arm)")
+    ap.add_argument("--on-config",
+                    help="the kernel with the early buffer (default: the "
+                    "architecture's; fgboot-big has a 4 MiB buffer)")
+    ap.add_argument("--off-config",
+                    help="the same kernel without it (default: the "
+                    "architecture's)")
     ap.add_argument("--trace-buf-size", default=MAIN_BUF_SIZE,
                     help="trace_buf_size= of the coverage runs: the main "
                     "buffer is allocated in the gap between the two "
@@ -536,10 +562,19 @@ def main() -> int:
                     help="boot the configs as they were built last")
     benchjob.add_run_options(ap)
     args = ap.parse_args()
-    ints = lambda s: [int(x) for x in s.split(",") if x]  # noqa: E731
+    arch = args.arch or (config_arch(args.on_config) if args.on_config
+                         else "arm")
+    on = args.on_config or CONFIGS[arch][0]
+    off = args.off_config or CONFIGS[arch][1]
+    for name in (on, off):
+        if config_arch(name) != arch:
+            raise SystemExit(f"{name} is a config for "
+                             f"{config_arch(name)}, not {arch}")
+
+    def ints(s: str) -> List[int]:
+        return [int(x) for x in s.split(",") if x]
     runs = plan(ints(args.thresholds), ints(args.cov_thresholds),
-                args.repeat, args.trace_buf_size, args.on_config,
-                args.off_config)
+                args.repeat, args.trace_buf_size, on, off)
     work = benchjob.work_dir(args, "boot")
     todo = [r for r in runs
             if not args.only or any(t in r.name for t in args.only)]
@@ -551,11 +586,11 @@ def main() -> int:
             if not args.no_build:
                 benchjob.build_config(name)
         cntvct = work / "cntvct"
-        # CNTVCT is ARM32's: built for the on config's (ARM32) compiler
-        subprocess.run([benchjob.cross_compile(args.on_config) + "gcc",
+        # built with the cross compiler of the configs' architecture
+        subprocess.run([benchjob.cross_compile(on) + "gcc",
                         "-Os", "-static",
                         "-nostdlib", "-ffreestanding", "-fno-stack-protector",
-                        "-march=armv7-a", "-marm", "-o", str(cntvct),
+                        *CNTVCT_CFLAGS[arch], "-o", str(cntvct),
                         str(HERE / "cntvct.c")], check=True)
         plugin = work / "start-insns.so"
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(plugin),
@@ -579,12 +614,17 @@ def main() -> int:
                     timeout=args.timeout, append=r.append,
                     files={"cntvct": cntvct})
             else:
+                (outdir / "insns.txt").unlink(missing_ok=True)
                 benchjob.run_guest_job(
                     r.config, HERE / "guest.sh", {}, outdir, icount=True,
                     timeout=args.timeout, append=r.append,
                     plugins=[f"{plugin},addr={start_kernel_addr[r.config]},"
                              f"out={outdir / 'insns.txt'}"],
                     files={"cntvct": cntvct})
+                if not (outdir / "insns.txt").exists():
+                    # a kernel moved by KASLR runs elsewhere
+                    raise SystemExit(f"{outdir}: start_kernel() never ran "
+                                     f"at {start_kernel_addr[r.config]}")
         if (outdir / "result.txt").exists():
             boots[r.name] = Boot(r, outdir)
 
@@ -598,15 +638,14 @@ def main() -> int:
     print("\n### Early buffer needed, from start_kernel() to the end of "
           "recording (boot time runs: no main tracer, so the boot thread "
           "is recorded until the late initcalls)\n")
-    print("\n".join(size_table(boots, runs)))
+    print("\n".join(size_table(boots, runs, arch)))
     cov = cov_table(boots, runs)
     if cov:
         print("\n### Coverage of start_kernel() to /init "
               "(times from start_kernel())")
         print("\n".join(cov))
     print()
-    print(method(args.repeat, args.trace_buf_size, args.on_config,
-                 args.off_config))
+    print(method(args.repeat, args.trace_buf_size, on, off))
     if args.smp > 1:
         print(f"With --smp {args.smp}: -smp {args.smp} without -icount "
               "and without the start-insns plugin, so the start_kernel() "

@@ -6,13 +6,19 @@
  *
  * Under -icount shift=0,sleep=off one instruction is one nanosecond of
  * virtual time, and nothing before start_kernel() waits (QEMU's boot
- * code, the zImage decompressor and head.S run with interrupts off and
- * never idle), so the count is also the guest time at which
- * start_kernel() began: that of the architecture counter, CNTVCT,
- * which counts virtual time (62.5 MHz on the virt machine).
+ * code, the zImage decompressor and head.S on ARM, head.S on arm64,
+ * run with interrupts off and never idle), so the count is also the
+ * guest time at which start_kernel() began: that of the architecture
+ * counter, CNTVCT, which counts virtual time (62.5 MHz on QEMU 7.2's
+ * virt machine).
  *
  * Usage: qemu-system-arm ... -icount shift=0,sleep=off \
  *            -plugin ./start-insns.so,addr=0xc0a00a3c,out=FILE
+ *
+ * The same plugin counts for qemu-system-aarch64 (addr= a 64-bit
+ * address, such as 0xffff800080510a30): it only compares the virtual
+ * address of each instruction, and start_kernel() runs with the MMU on,
+ * at its address in System.map (on a kernel that KASLR does not move).
  *
  * FILE gets "insns N" when the address is first reached.  Counting is
  * per translation block, inline, and the block holding the address is

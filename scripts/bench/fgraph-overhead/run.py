@@ -7,6 +7,11 @@ runs guest.sh (ten rounds of "find /sys"), and prints one table plus the
 method.  Under -icount shift=0,sleep=off one guest nanosecond is one
 guest instruction, so the times below count instructions and do not
 depend on how busy the host is.
+
+The rows name ARM32's configs; --arch arm64 runs each row on the arm64
+variant of its config, CONFIG-arm64 (notrace-arm64, benchfg-stock-arm64,
+benchfg-arm64), on that architecture's machine, and leaves out the rows
+whose config has no such variant.
 """
 
 import argparse
@@ -19,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from wbench import benchjob  # noqa: E402
+from wbench import arch, benchjob, build  # noqa: E402
 
 # (label, config, state); the first row is the floor (TRACE=n).  The
 # benchfg configs have the function and function graph tracers only;
@@ -33,6 +38,7 @@ ROWS: List[Tuple[str, str, str]] = [
     ("tracing core, no hooks", "benchfg-nohook", "nop"),
     ("nop (stock)", "benchfg-stock", "nop"),
     ("nop", "benchfg", "nop"),
+    ("function (stock)", "benchfg-stock", "function"),
     ("function", "benchfg", "function"),
     ("graph (stock)", "benchfg-stock", "graph"),
     ("graph", "benchfg", "graph"),
@@ -55,6 +61,7 @@ FULL_ROWS: List[Tuple[str, str, str]] = [
 # (removed or padded, counted apart).
 EVENTS_PER_CALL = {"function": 1, "graph": 2, "retval": 2, "thresh-tree": 2}
 THRESH_ROWS: List[Tuple[str, str, str]] = [
+    ("graph thresh=100us (stock)", "benchfg-stock", "thresh"),
     ("graph thresh=100us", "benchfg", "thresh"),
     ("graph thresh=100us tree", "benchfg", "thresh-tree"),
     ("graph thresh=100us (fentry)", "benchfg-fentry", "thresh"),
@@ -111,8 +118,19 @@ def main() -> int:
                     help="run the (fentry) rows on CONFIG, a variant of "
                          "%(default)s such as benchfg-fentry-lpae "
                          "(default %(default)s)")
+    ap.add_argument("--arch", default=arch.DEFAULT.name,
+                    choices=sorted(arch.ARCHES),
+                    help="run each row on its config's variant of that "
+                         "architecture, CONFIG-ARCH, leaving out the rows "
+                         "that have none (default %(default)s: the "
+                         "configs as named)")
     benchjob.add_run_options(ap)
     args = ap.parse_args()
+
+    def variant(config: str) -> str:
+        """CONFIG's variant on the --arch architecture."""
+        return (config if args.arch == arch.DEFAULT.name
+                else f"{config}-{args.arch}")
 
     rows = (ROWS + (THRESH_ROWS if args.thresh else [])
             + (FULL_ROWS if args.full else []))
@@ -121,9 +139,15 @@ def main() -> int:
                  args.fentry_config, state)
                 if config == "benchfg-fentry" else (label, config, state)
                 for label, config, state in rows]
+    if args.arch != arch.DEFAULT.name:
+        rows = [(label, variant(config), state)
+                for label, config, state in rows
+                if (build.CONFIG_DIR / f"{variant(config)}.config").exists()]
     if args.only:
         keep = set(args.only.split(","))
         rows = [r for r in rows if r[1] in keep]
+    if not rows:
+        raise SystemExit("no rows to run: no configs of those names")
     tmp = benchjob.work_dir(args, "fgraph-overhead")
     results = []
     for label, config, state in rows:
@@ -163,7 +187,8 @@ def main() -> int:
     for label, config, state, _, calls, _, _ in results:
         if state == "nop" and calls:
             nop_calls[config] = calls
-    executed = nop_calls.get("benchfg") or nop_calls.get("patched")
+    executed = (nop_calls.get(variant("benchfg"))
+                or nop_calls.get(variant("patched")))
     print("| state | config | elapsed (median) | vs TRACE=n | "
           "calls executed/round | calls traced/round | time/call (ns) | "
           "overhead/call (ns) | overhead/traced call (ns) | "

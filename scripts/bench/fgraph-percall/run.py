@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Instructions per traced call on ARM, per tracer state and per function.
+"""Instructions per traced call, per tracer state and per function.
 
 Boots each kernel once with "scripts/workbench run CONFIG --icount" and
 has the ftrace-call-cost benchmark (samples/ftrace/ftrace-call-cost.c)
@@ -17,7 +17,11 @@ With --profile STATE it boots once more per kernel with a QEMU TCG plugin
 module's timed windows per translation block, and prints where the
 instructions of one call go, per function.  --annotate FUNC also prints
 FUNC's disassembly with the times each instruction ran per call.  ARM
-and Thumb-2 kernels can both be profiled.
+and Thumb-2 kernels can both be profiled; arm64 kernels cannot (the
+benchmark marks its windows on 32-bit ARM only).
+
+Each config boots on its own architecture's machine (its arch= record):
+--configs benchfg-stock-arm64,benchfg-arm64 measures arm64.
 
 The stock kernel cannot hold the benchmark in its tree, so it gets the
 module only.
@@ -155,12 +159,13 @@ def profile_table(profile: Path, symbols: Symbols,
     return calls, rows
 
 
-def objdump(vmlinux: Path, *selection: str) -> Dict[int, str]:
+def objdump(vmlinux: Path, *selection: str,
+            cross_compile: str = arch.DEFAULT.cross_compile) -> Dict[int, str]:
     """The instructions of vmlinux that objdump's SELECTION options pick,
-    by address, in address order."""
-    # The instruction classes of this runner are ARM32's
+    by address, in address order; CROSS_COMPILE is that of vmlinux's
+    architecture."""
     dis = subprocess.run(
-        [arch.ARM.cross_compile + "objdump", "-d", "--no-show-raw-insn",
+        [cross_compile + "objdump", "-d", "--no-show-raw-insn",
          *selection, str(vmlinux)],
         check=True, capture_output=True, text=True).stdout
     insn = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
@@ -168,14 +173,17 @@ def objdump(vmlinux: Path, *selection: str) -> Dict[int, str]:
             for m in map(insn.match, dis.splitlines()) if m}
 
 
-def disassemble(vmlinux: Path, low: int, high: int) -> Dict[int, str]:
+def disassemble(vmlinux: Path, low: int, high: int,
+                cross_compile: str = arch.DEFAULT.cross_compile
+                ) -> Dict[int, str]:
     """vmlinux's instructions from LOW up to HIGH, by address."""
     return objdump(vmlinux, f"--start-address=0x{low:x}",
-                   f"--stop-address=0x{high:x}")
+                   f"--stop-address=0x{high:x}", cross_compile=cross_compile)
 
 
 @functools.lru_cache(maxsize=None)
-def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
+def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int,
+                     cross_compile: str = arch.DEFAULT.cross_compile
                      ) -> Tuple[int, Dict[int, int], Dict[int, str]]:
     """The calls profiled, how often each kernel instruction ran, and the
     instructions that ran; cached, as the annotation and the barrier
@@ -190,7 +198,7 @@ def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
     # No instruction is longer than four bytes: this bounds every block
     low = min(addr for addr, _, _ in blocks)
     high = max(addr + 4 * insns for addr, insns, _ in blocks)
-    text = disassemble(vmlinux, low, high)
+    text = disassemble(vmlinux, low, high, cross_compile)
     addrs = sorted(text)
     runs: Dict[int, int] = defaultdict(int)
     for addr, insns, execs in blocks:
@@ -203,11 +211,14 @@ def instruction_runs(vmlinux: Path, profile: Path, calls_per_window: int
 
 
 def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
-                    calls_per_window: int) -> None:
+                    calls_per_window: int,
+                    cross_compile: str = arch.DEFAULT.cross_compile) -> None:
     """Each of FUNCS' disassembly, each instruction with its runs per call."""
-    calls, runs, _ = instruction_runs(vmlinux, profile, calls_per_window)
+    calls, runs, _ = instruction_runs(vmlinux, profile, calls_per_window,
+                                      cross_compile)
     for func in funcs:
-        lines = objdump(vmlinux, f"--disassemble={func}")
+        lines = objdump(vmlinux, f"--disassemble={func}",
+                        cross_compile=cross_compile)
         if not lines:
             raise SystemExit(f"{vmlinux}: no function {func}")
         total = sum(runs.get(addr, 0) for addr in lines) / calls
@@ -221,20 +232,23 @@ def print_annotated(vmlinux: Path, funcs: List[str], profile: Path,
 
 
 # Instructions that icount counts as one but that cost far more on real
-# cores: barriers, exclusive loads and stores, and reads of the counter
+# cores: barriers, exclusive loads and stores, and reads of the counter.
+# ARM32's: only ARM32 kernels mark the windows that a profile needs.
 INSN_CLASSES = (("barriers (dmb/dsb/isb)", re.compile(r"^(dmb|dsb|isb)\b")),
                 ("exclusive loads/stores", re.compile(r"^(ldrex|strex)")),
                 ("counter reads (mrrc)", re.compile(r"^mrrc\b")))
 
 
-def class_counts(vmlinux: Path, profile: Path,
-                 calls_per_window: int) -> List[float]:
+def class_counts(vmlinux: Path, profile: Path, calls_per_window: int,
+                 cross_compile: str = arch.DEFAULT.cross_compile
+                 ) -> List[float]:
     """Per call, the instructions of each INSN_CLASSES class that ran.
 
     Only kernel text is looked at; the module's own code (the timed loop
     and the traced function) holds none of them.
     """
-    calls, runs, text = instruction_runs(vmlinux, profile, calls_per_window)
+    calls, runs, text = instruction_runs(vmlinux, profile, calls_per_window,
+                                         cross_compile)
     counts = [0] * len(INSN_CLASSES)
     for addr, ran in runs.items():
         for i, (_, pattern) in enumerate(INSN_CLASSES):
@@ -292,9 +306,10 @@ def print_profile(config: str, state: str, calls: int,
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
-                    help="comma-separated configs (default %(default)s); "
-                    "configs on the base tree get the states of the stock "
-                    "kernel")
+                    help="comma-separated configs (default %(default)s; "
+                    "benchfg-stock-arm64,benchfg-arm64 on arm64), each "
+                    "booted on its architecture's machine; configs on the "
+                    "base tree get the states of the stock kernel")
     ap.add_argument("--calls", type=int, default=20000,
                     help="traced calls per state (default %(default)s)")
     ap.add_argument("--profile", action="append", default=[],
@@ -308,15 +323,22 @@ def main() -> int:
                     "functions)")
     benchjob.add_run_options(ap)
     args = ap.parse_args()
-    work = benchjob.work_dir(args, "fgraph-percall")
     configs = args.configs.split(",")
+    loaded = {name: build.KernelConfig.load(name) for name in configs}
+    unmarked = [name for name, config in loaded.items()
+                if config.arch.name != arch.ARM.name]
+    if args.profile and unmarked and not args.report:
+        raise SystemExit(f"--profile: {', '.join(unmarked)} cannot be "
+                         "profiled: the benchmark marks its timed windows "
+                         "on 32-bit ARM only (samples/ftrace/"
+                         "ftrace-call-cost.c)")
+    work = benchjob.work_dir(args, "fgraph-percall")
     results: Dict[str, Results] = {}
     columns: List[Tuple[str, str]] = []    # (config, target)
-    loaded: Dict[str, build.KernelConfig] = {}
     for name in configs:
         if not args.report:
             benchjob.build_config(name)
-        config = loaded[name] = build.KernelConfig.load(name)
+        config = loaded[name]
         if args.report:
             result = work / name / "result.txt"
             if not result.exists():
@@ -328,7 +350,12 @@ def main() -> int:
             columns += [(name, t) for t in
                         dict.fromkeys(t for t, _ in results[name])]
             continue
-        states = STOCK_STATES if config.tree == "base" else PATCHED_STATES
+        states = PATCHED_STATES
+        if config.tree == "base":
+            # The base has funcgraph-retval where the architecture has
+            # the fgraph ftrace_regs (arm64, not ARM32)
+            states = STOCK_STATES + (["retval"] if build.builds_in(
+                config, "CONFIG_FUNCTION_GRAPH_RETVAL") else [])
         targets = (["core"] if build.builds_in(
             config, "CONFIG_SAMPLE_FTRACE_CALL_COST") else []) + ["module"]
         columns += [(name, t) for t in targets]
@@ -380,7 +407,8 @@ def main() -> int:
         print_profile(f"{name} ({target})", state, calls, rows, args.min)
         if args.annotate:
             print_annotated(kernel / "vmlinux",
-                            args.annotate, pdir / "profile.txt", 1000)
+                            args.annotate, pdir / "profile.txt", 1000,
+                            loaded[name].arch.cross_compile)
 
     if profiled:
         print("\n### Instructions that cost more than one on hardware\n")
@@ -392,12 +420,14 @@ def main() -> int:
         for name, target, state in profiled:
             pdir = profile_dir(work, name, target, state)
             counts = class_counts(kernels[name] / "vmlinux",
-                                  pdir / "profile.txt", 1000)
+                                  pdir / "profile.txt", 1000,
+                                  loaded[name].arch.cross_compile)
             print(f"| {name} ({target}) | {STATE_TEXT[state]} | " +
                   " | ".join(f"{c:.1f}" for c in counts) + " |")
 
     print()
-    print(f"Method: {benchjob.machine(configs[0])} -smp 1 -icount "
+    machines = dict.fromkeys(benchjob.machine(name) for name in configs)
+    print(f"Method: {' and '.join(machines)} -smp 1 -icount "
           "shift=0,sleep=off (1 guest ns = 1 guest instruction).  One "
           "boot per kernel; guest.sh sets each tracer state in tracefs in "
           "turn and writes CALLS to the benchmark's parameter "

@@ -11,9 +11,10 @@
  *	mov	x9, lr
  *	bl	fgraph_boot_caller
  *
- * here, while map_kernel() has the kernel text mapped writable, before
- * anything traced runs.  ftrace_init_nop() accepts this form and turns the
- * call into its NOP.
+ * here, while map_kernel() has the kernel text mapped writable.  Nothing
+ * traced runs before start_kernel() (KASAN's kasan_early_init() would,
+ * so the buffer is not offered with it).  ftrace_init_nop() accepts this
+ * form and turns the call into its NOP.
  */
 
 #include <linux/bits.h>
@@ -25,6 +26,7 @@
 
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
+#include <asm/ftrace.h>
 #include <asm/insn.h>
 #include <asm/sections.h>
 
@@ -77,6 +79,15 @@ static u32 *__init site_of(u64 entry)
 	return insn;
 }
 
+/* Alternatives are not applied yet: clean as patch-scs.c does */
+static void __init clean_to_pou(u32 *insn)
+{
+	if (IS_ENABLED(CONFIG_ARM64_WORKAROUND_CLEAN_CACHE))
+		asm volatile("dc civac, %0" :: "r" (insn) : "memory");
+	else
+		asm volatile("dc cvau, %0" :: "r" (insn) : "memory");
+}
+
 /**
  * fgraph_boot_hook_sites - send the traced functions to the boot buffer
  * @va_offset: the kernel's virtual address minus the address it runs at
@@ -91,13 +102,13 @@ void __init fgraph_boot_hook_sites(u64 va_offset)
 {
 	u64 caller = (u64)fgraph_boot_caller + va_offset;
 	u32 nop = aarch64_insn_gen_nop();
-	const u64 *loc;
+	unsigned long *loc;
 
 	for (loc = __start_mcount_loc; loc < __stop_mcount_loc; loc++) {
 		u32 *site;
 		s64 off;
 
-		/* Weak functions that the linker dropped left no address. */
+		/* Entries of discarded (weak) functions point nowhere. */
 		if (!in_text(*loc, va_offset))
 			continue;
 		site = site_of(*loc);
@@ -112,8 +123,9 @@ void __init fgraph_boot_hook_sites(u64 va_offset)
 		}
 		site[0] = cpu_to_le32(FGRAPH_BOOT_MOV_X9_LR);
 		site[1] = cpu_to_le32(FGRAPH_BOOT_BL | ((off >> 2) & GENMASK(25, 0)));
-		asm volatile("dc cvau, %0" :: "r" (site) : "memory");
-		asm volatile("dc cvau, %0" :: "r" (site + 1) : "memory");
+		clean_to_pou(site);
+		clean_to_pou(site + 1);
+		fgraph_boot_hooked = true;
 	}
 	dsb(ish);
 	asm volatile("ic ialluis" ::: "memory");
