@@ -19,6 +19,7 @@
 
 #include <linux/bits.h>
 #include <linux/cpufeature.h>
+#include <linux/ftrace.h>
 #include <linux/init.h>
 #include <linux/pgtable.h>
 #include <linux/sizes.h>
@@ -26,7 +27,6 @@
 
 #include <asm/barrier.h>
 #include <asm/byteorder.h>
-#include <asm/ftrace.h>
 #include <asm/insn.h>
 #include <asm/sections.h>
 
