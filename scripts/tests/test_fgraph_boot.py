@@ -6,8 +6,8 @@ at run time (CONFIG_FGRAPH_BOOT_BUFFER_DEFAULT_ON=n), so every test boots
 each of them with its own fgraph_boot= options, copies the tracefs file
 fgraph_boot_trace back and checks it here, and with ftd.  The first test
 also boots the mcount config (ARM's -pg hook) and fgboot-arm64 (arm64
-with KASLR, BTI and pointer authentication, without CALL_OPS), which
-build the buffer in the same way.
+with KASLR and pointer authentication, without CALL_OPS), which build
+the buffer in the same way.
 """
 
 from __future__ import annotations
@@ -146,6 +146,21 @@ def header_value(header: List[str], key: str) -> str:
     raise AssertionError(f"no '{key}' in the header: {header}")
 
 
+# "16383 of 16384 (24 bytes each), dropped calls: 1, too deep: 0,
+#  no return address: 0"
+RECORDS_RE = re.compile(r"(\d+) of (\d+) \(\d+ bytes each\), dropped calls: "
+                        r"(\d+), too deep: (\d+), no return address: (\d+)$")
+
+
+def records(header: List[str]) -> Tuple[int, int, int, int, int]:
+    """The header's records line: used, size, dropped calls, too deep,
+    no return address."""
+    m = RECORDS_RE.match(header_value(header, "records"))
+    assert m, header
+    used, size, dropped, deep, no_ret = (int(g) for g in m.groups())
+    return used, size, dropped, deep, no_ret
+
+
 def ftd_report(trace: Path) -> str:
     proc = subprocess.run([str(FTD), "report", "--strict", str(trace)],
                           capture_output=True, text=True)
@@ -175,15 +190,12 @@ def test_records_from_start_kernel_with_threshold(tmp_path: Path,
     full = until.endswith("until the buffer filled up")
     assert full or until.endswith(
         "until the late initcall that copies the records out"), until
-    recs = header_value(header, "records")
-    m = re.search(r", dropped calls: (\d+), too deep: (\d+), "
-                  r"no return address: (\d+)$", recs)
-    assert m, recs
-    assert int(m.group(1)) == int(full) and m.group(3) == "0", recs
+    _, _, dropped, deep, no_ret = records(header)
+    assert dropped == int(full) and no_ret == 0, header
     # On 64-bit machines fgraph's shadow stack (a page) holds half as many
-    # calls: the deepest of pid 1's initcalls do not fit (see
+    # calls: after sched_init() the deepest do not fit (see
     # test_counts_every_call_of_boot).
-    assert m.group(2) == "0" or "arm64" in config, recs
+    assert deep == 0 or "arm64" in config, header
 
     body = [ln for ln in text.splitlines() if not ln.startswith("#")]
     assert body[0].endswith("|  start_kernel() {"), body[0]
@@ -290,7 +302,7 @@ def test_two_cpus(tmp_path: Path, kernel: str) -> None:
 
 
 def test_two_cpus_until_the_late_initcall(tmp_path: Path,
-                                         kernel: str) -> None:
+                                          kernel: str) -> None:
     # Without a regular tracer, pid 1 is recorded through the initcalls,
     # where it may move to the other CPU (it did in a trial boot): the
     # lines say on which CPU, and a switch line marks each move (parse()
@@ -311,17 +323,13 @@ def test_two_cpus_until_the_late_initcall(tmp_path: Path,
 
 
 def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path,
-                                              kernel: str) -> None:
+                                               kernel: str) -> None:
     out = boot(tmp_path, "fgraph_boot=on fgraph_boot_thresh=0", kernel)
     text = (out / "trace").read_text()
     header, calls, times = parse(text)
-    m = re.match(r"(\d+) of (\d+) \(\d+ bytes each\), dropped calls: "
-                 r"(\d+), too deep: (\d+), no return address: (\d+)$",
-                 header_value(header, "records"))
-    assert m, header
-    used, size, dropped = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    # With every call kept, early boot needs more than 256 KiB: the
-    # buffer fills, recording stops, the rest is counted, and what was
+    used, size, dropped, _, _ = records(header)
+    # With every call kept, early boot needs more than the default
+    # buffer: it fills, recording stops, the rest is counted, and what was
     # recorded is still whole.
     assert dropped > 0
     assert size - 64 <= used <= size
@@ -335,7 +343,7 @@ def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path,
 
 
 def test_bad_values_warn_and_keep_the_defaults(tmp_path: Path,
-                                              kernel: str) -> None:
+                                               kernel: str) -> None:
     out = boot(tmp_path, "fgraph_boot=maybe fgraph_boot_thresh=10us "
                "fgraph_boot_count=lots", kernel)
     dmesg = (out / "dmesg").read_text()
@@ -347,7 +355,7 @@ def test_bad_values_warn_and_keep_the_defaults(tmp_path: Path,
 
 
 def test_bad_threshold_keeps_the_build_time_one(tmp_path: Path,
-                                               kernel: str) -> None:
+                                                kernel: str) -> None:
     out = boot(tmp_path, "fgraph_boot=on fgraph_boot_thresh=-5", kernel)
     header, calls, _ = parse((out / "trace").read_text())
     assert header_value(header, "threshold") == \
@@ -452,7 +460,7 @@ PID1_RE = re.compile(r"^ *\d+\) +\S+-1 +\|")
 # the core initcalls, sees every wait of 100 us or more.
 @pytest.mark.parametrize("count", ["off", "on"])
 def test_graph_user_goes_without_a_grace_period(tmp_path: Path, kernel: str,
-                                               count: str) -> None:
+                                                count: str) -> None:
     append = (f"fgraph_boot=on fgraph_boot_thresh=100 "
               f"fgraph_boot_count={count} "
               "ftrace=function_graph tracing_thresh=100")

@@ -9,10 +9,10 @@ says which source tree it builds (the unpatched base, or the base with
 the series applied), which scripts/configs/*.fragment files come before
 its own lines, which architecture (arch.py's records: arm, the
 default, arm64 or x86_64) and, when the architecture's QEMU CPU lacks
-what the config tests, which -cpu to boot it on instead.  The architecture's machine fragment
-(qemu-ARCH.fragment) comes first.  The result is tinyconfig plus those
-fragments, built with O=.cache/build/NAME, the architecture's cross
-compiler and ccache.
+what the config tests, which -cpu to boot it on instead.  The
+architecture's machine fragment (qemu-ARCH.fragment) comes first.  The
+result is tinyconfig plus those fragments, built with
+O=.cache/build/NAME, the architecture's cross compiler and ccache.
 """
 
 from __future__ import annotations
