@@ -695,6 +695,29 @@ static __init notrace int fgraph_boot_graph_record(unsigned long func)
 }
 
 /*
+ * fgraph_boot_lock, with interrupts off and this task's function graph
+ * tracing paused: arch_spin_lock() may call a traced function out of
+ * line (queued_spin_lock_slowpath() on arm64), whose entry and return
+ * would run the graph handlers inside themselves, taking the lock again.
+ */
+static notrace unsigned long fgraph_boot_lock_irqsave(void)
+{
+	unsigned long flags;
+
+	raw_local_irq_save(flags);
+	pause_graph_tracing();
+	arch_spin_lock(&fgraph_boot_lock);
+	return flags;
+}
+
+static notrace void fgraph_boot_unlock_irqrestore(unsigned long flags)
+{
+	arch_spin_unlock(&fgraph_boot_lock);
+	unpause_graph_tracing();
+	raw_local_irq_restore(flags);
+}
+
+/*
  * The graph handlers and their ops are not __init: a task may still be
  * in one when the init memory is freed, which then needs no grace period
  * first.  They only reach into init memory while recording, which ends
@@ -723,8 +746,7 @@ static __ref notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
 	if (call && !record) {
 		call->slot = -1;
 	} else if (record) {
-		raw_local_irq_save(flags);
-		arch_spin_lock(&fgraph_boot_lock);
+		flags = fgraph_boot_lock_irqsave();
 		/* Still recording: the init memory is still there */
 		if (!fgraph_boot_recording)
 			record = false;
@@ -735,8 +757,7 @@ static __ref notrace int fgraph_boot_graph_entry(struct ftrace_graph_ent *trace,
 			call->slot = record ?
 				fgraph_boot_graph_record(trace->func) : -1;
 		}
-		arch_spin_unlock(&fgraph_boot_lock);
-		raw_local_irq_restore(flags);
+		fgraph_boot_unlock_irqrestore(flags);
 	}
 
 	if (!call) {
@@ -769,8 +790,7 @@ static __ref notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trac
 	if (call->slot < 0)
 		return;
 
-	raw_local_irq_save(flags);
-	arch_spin_lock(&fgraph_boot_lock);
+	flags = fgraph_boot_lock_irqsave();
 	if (!fgraph_boot_recording || current != fgraph_boot_task)
 		goto out;
 	/* Returns come in the reverse order of the calls recorded. */
@@ -780,8 +800,7 @@ static __ref notrace void fgraph_boot_graph_return(struct ftrace_graph_ret *trac
 	}
 	fgraph_boot_record_exit(fgraph_boot_gstack[--fgraph_boot_gdepth]);
 out:
-	arch_spin_unlock(&fgraph_boot_lock);
-	raw_local_irq_restore(flags);
+	fgraph_boot_unlock_irqrestore(flags);
 }
 
 static struct fgraph_ops fgraph_boot_gops = {
@@ -837,13 +856,11 @@ static __init void fgraph_boot_finish(const char *why, bool counts_too)
 {
 	unsigned long flags;
 
-	raw_local_irq_save(flags);
-	arch_spin_lock(&fgraph_boot_lock);
+	flags = fgraph_boot_lock_irqsave();
 	fgraph_boot_end(false, why);
 	if (counts_too)
 		fgraph_boot_counting = false;
-	arch_spin_unlock(&fgraph_boot_lock);
-	raw_local_irq_restore(flags);
+	fgraph_boot_unlock_irqrestore(flags);
 	/*
 	 * A static ops gets no grace period from unregister_ftrace_graph(),
 	 * and needs none: the ops and its handlers stay, and a task still
