@@ -900,18 +900,21 @@ subsys_initcall_sync(fgraph_boot_let_go);
 fs_initcall_sync(fgraph_boot_let_go);
 device_initcall_sync(fgraph_boot_let_go);
 
-/* An on|off parameter: a bad value leaves @flag as it is, with a warning */
+/*
+ * An on|off parameter, in those two words: another value leaves @flag as
+ * it is, with a warning.
+ */
 static void __init fgraph_boot_bool_param(const char *name, char *str,
 					  bool *flag)
 {
-	bool on;
-
-	if (!str || kstrtobool(str, &on)) {
+	if (str && !strcmp(str, "on")) {
+		*flag = true;
+	} else if (str && !strcmp(str, "off")) {
+		*flag = false;
+	} else {
 		pr_warn("%s=%s: expected on or off, keeping %s\n", name,
 			str ? str : "", *flag ? "on" : "off");
-		return;
 	}
-	*flag = on;
 }
 
 static int __init fgraph_boot_param(char *str)

@@ -344,10 +344,12 @@ def test_no_threshold_fills_the_buffer_cleanly(tmp_path: Path,
 
 def test_bad_values_warn_and_keep_the_defaults(tmp_path: Path,
                                                kernel: str) -> None:
-    out = boot(tmp_path, "fgraph_boot=maybe fgraph_boot_thresh=10us "
+    # "1" too: the documented words only, the ones arm64 reads before
+    # start_kernel() as well
+    out = boot(tmp_path, "fgraph_boot=1 fgraph_boot_thresh=10us "
                "fgraph_boot_count=lots", kernel)
     dmesg = (out / "dmesg").read_text()
-    assert "fgraph_boot=maybe: expected on or off, keeping off" in dmesg
+    assert "fgraph_boot=1: expected on or off, keeping off" in dmesg
     assert "fgraph_boot_thresh=10us: expected microseconds" in dmesg
     assert "fgraph_boot_count=lots: expected on or off, keeping on" in dmesg
     # Off by default in this config: nothing kept, no file.
