@@ -349,21 +349,20 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     for name in args.configs:
         out_dir = cache_dir() / "selftest" / f"matrix-{name}"
         try:
+            base, expected = baseline_results(name)
             config = (build.KernelConfig.load(name) if args.no_build
                       else build.build(name))
             tests = select(build.source_tree(config), args.tests, False)
             got = run_tests(config, tests, args.smp, args.test_timeout,
                             out_dir)
         except WorkbenchError as exc:
-            rows.append((name, "did not build or boot", [str(exc)]))
+            rows.append((name, "not run", [str(exc)]))
             continue
         got.save(out_dir / "results.txt",
                  [f"ftracetest on {name}, -smp {args.smp}, TCG"])
         own = [t for t in project_tests() if t in tests]
-        base = baseline(name)
-        problems, _ = confirm(config, Results.load(expected_path(base)),
-                              got, own, args.smp, args.test_timeout, out_dir,
-                              base)
+        problems, _ = confirm(config, expected, got, own, args.smp,
+                              args.test_timeout, out_dir, base)
         # A cell may lack what an upstream test needs (the irqsoff tracer)
         problems = [p for p in problems if not (
             p.startswith("regression: ") and p.endswith(" UNSUPPORTED here"))]
