@@ -18,9 +18,8 @@
  * at the end of the early parameters when the buffer is off, with
  * fgraph_boot_arch_disarm(), which may rewrite kernel text: the boot CPU
  * runs alone then.  A function graph user takes over after sched_init()
- * (see below).  A
- * late initcall copies the records out of init memory, which is then
- * freed with the rest of it, and tracefs shows them as
+ * (see below).  A late initcall copies the records out of init memory,
+ * which is then freed with the rest of it, and tracefs shows them as
  * "fgraph_boot_trace" in the text format of the function_graph tracer.
  *
  * With CONFIG_FGRAPH_BOOT_COUNT, every call that returns is also counted
@@ -28,9 +27,10 @@
  * it, until the init memory is freed: trace_stat/fgraph_boot shows the
  * counts as the function profiler shows its own.
  *
- * Everything here runs from the mcount hook and must stay notrace: the
- * whole directory is built without -pg, and these functions call nothing
- * outside of it but the architecture's counter accessors.
+ * Everything here must stay notrace: the whole directory is built
+ * without -pg.  What the mcount hook runs calls nothing outside of it but
+ * the architecture's counter accessors; the graph handlers may also call
+ * out through arch_spin_lock(), with their task's graph tracing paused.
  */
 
 #define pr_fmt(fmt) "fgraph_boot: " fmt
@@ -147,7 +147,9 @@ static unsigned long fgraph_boot_unhooked __initdata;
  * full, or the late initcall copies the records out.  Only the boot
  * thread writes, but its handlers may run on any CPU once SMP is up and
  * with interrupts on, so they write under fgraph_boot_lock with
- * interrupts off.  The calls it has open are on fgraph_boot_gstack.
+ * interrupts off (never in NMI, which they leave alone), see
+ * fgraph_boot_lock_irqsave().  The calls it has open are on
+ * fgraph_boot_gstack.
  */
 static arch_spinlock_t fgraph_boot_lock = __ARCH_SPIN_LOCK_UNLOCKED;
 static struct task_struct *fgraph_boot_task __read_mostly = &init_task;
