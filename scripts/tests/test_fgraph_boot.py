@@ -7,18 +7,24 @@ each of them with its own fgraph_boot= options, copies the tracefs file
 fgraph_boot_trace back and checks it here, and with ftd.  The first test
 also boots the mcount config (ARM's -pg hook) and fgboot-arm64 (arm64
 with KASLR and pointer authentication, without CALL_OPS), which build
-the buffer in the same way.
+the buffer in the same way.  One test reads the build instead of booting
+it: what the graph handlers may call.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from wbench import build as build_module  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 WORKBENCH = REPO / "scripts" / "workbench"
@@ -477,3 +483,94 @@ def test_graph_user_goes_without_a_grace_period(tmp_path: Path, kernel: str,
     waits = [ln for ln in lines
              if PID1_RE.match(ln) and "synchronize_rcu_tasks" in ln]
     assert not waits, "\n".join(waits)
+
+
+# The graph handlers run inside function_graph_enter() and
+# return_to_handler, which in 6.12 do not guard against a handler that
+# calls a traced function: that call would run the handlers inside
+# themselves.  They may call out only from the window in which their
+# task's graph tracing is paused.  (arm64's arch_spin_lock() calls the
+# traced queued_spin_lock_slowpath() when two CPUs contend, rarely: this
+# reads the build instead of waiting for the race.)
+HANDLERS = ["fgraph_boot_graph_entry", "fgraph_boot_graph_return"]
+PAUSED = {"fgraph_boot_lock_irqsave"}
+# "\tbl\tffff80008011b248 <fgraph_retrieve_data>"; a branch within a
+# function names it with an offset and does not match
+BRANCH_RE = re.compile(r"\t(?:b|bl|blx|b\.?[a-z]{2}|cbn?z|tbn?z)"
+                       r"(?:\.[wn])?\t(?:\w+, )*[0-9a-f]+ <([\w.]+)>$")
+INDIRECT_RE = re.compile(r"\t(?:blr|blx)\t[xr]\d+$")
+
+
+def tool_output(*argv: str) -> str:
+    return subprocess.run(argv, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def traced_functions(tools: str, vmlinux: Path
+                     ) -> Tuple[Dict[str, Tuple[int, int]], Set[str]]:
+    """vmlinux's functions (start, end), and those with an ftrace call
+    site in __mcount_loc: in the function, or in the NOPs just in front
+    of it (arm64's CALL_OPS puts two there)."""
+    funcs: Dict[str, Tuple[int, int]] = {}
+    marks: Dict[str, int] = {}
+    for line in tool_output(tools + "nm", "-S", "--defined-only",
+                            str(vmlinux)).splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tTwW" and int(f[1], 16):
+            funcs[f[3]] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+        elif f[-1] in ("__start_mcount_loc", "__stop_mcount_loc"):
+            marks[f[-1]] = int(f[0], 16)
+    dump = tool_output(tools + "objdump", "-s",
+                       f"--start-address={marks['__start_mcount_loc']}",
+                       f"--stop-address={marks['__stop_mcount_loc']}",
+                       str(vmlinux))
+    data = bytearray()
+    for line in dump.splitlines():
+        # " c08af0a8 0c810008 1c810008 2c810008 3c810008  ...."
+        m = re.match(r" [0-9a-f]+ ((?:[0-9a-f]{2,8} ?){1,4})", line)
+        if m:
+            data += bytes.fromhex(m.group(1).replace(" ", ""))
+    width = 8 if marks["__start_mcount_loc"] > 0xFFFFFFFF else 4
+    spans = sorted((start, end, name) for name, (start, end) in funcs.items())
+    starts = [start for start, _, _ in spans]
+    traced = set()
+    for i in range(0, len(data) - width + 1, width):
+        site = int.from_bytes(data[i:i + width], "little")
+        j = bisect.bisect_right(starts, site) - 1
+        if j >= 0 and site < spans[j][1]:
+            traced.add(spans[j][2])
+        elif j + 1 < len(spans) and spans[j + 1][0] - site <= 8:
+            traced.add(spans[j + 1][2])
+    # A relocatable kernel's __mcount_loc holds zeros until it boots
+    assert len(traced) > 1000, f"only {len(traced)} traced functions found"
+    return funcs, traced
+
+
+def test_graph_handlers_call_nothing_traced(kernel: str) -> None:
+    config = build_module.KernelConfig.load(kernel)
+    tools = config.arch.cross_compile
+    vmlinux = config.build_dir / "vmlinux"
+    funcs, traced = traced_functions(tools, vmlinux)
+    seen = set(HANDLERS)
+    todo = list(HANDLERS)
+    problems = []
+    while todo:
+        name = todo.pop()
+        start, end = funcs[name]
+        for line in tool_output(tools + "objdump", "-d", "--no-show-raw-insn",
+                                f"--start-address={start}",
+                                f"--stop-address={end}",
+                                str(vmlinux)).splitlines():
+            if INDIRECT_RE.search(line):
+                problems.append(f"{name}: an indirect call: {line.strip()}")
+            m = BRANCH_RE.search(line)
+            callee = m.group(1) if m else name
+            if callee == name or callee in seen or callee not in funcs:
+                continue
+            seen.add(callee)
+            if callee in traced:
+                problems.append(f"{name} calls {callee}, which is traced")
+            elif callee not in PAUSED:
+                todo.append(callee)
+    assert PAUSED <= seen, f"{PAUSED} inlined or gone: check by hand"
+    assert not problems, "\n".join(problems)
