@@ -232,9 +232,16 @@ def test_checked_in_thumb2_results_record_no_crash() -> None:
 def test_tests_are_dealt_out_to_guests_and_merged(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     runs: dict[Path, list[str]] = {}
+    prepared: list[object] = []
+    tree = tmp_path / "linux"
 
-    def one_guest(config: object, tests: list[str], smp: int,
+    def source_tree(config: object) -> Path:
+        prepared.append(config)
+        return tree
+
+    def one_guest(config: object, in_tree: Path, tests: list[str], smp: int,
                   timeout: float, out_dir: Path) -> Results:
+        assert in_tree == tree
         runs[out_dir] = tests
         got = Results({t: "PASS" for t in tests}, boots=1)
         got.durations = {t: 1.0 for t in tests}
@@ -243,6 +250,9 @@ def test_tests_are_dealt_out_to_guests_and_merged(
     monkeypatch.setattr(selftest, "_run_in_one_guest", one_guest)
     monkeypatch.setattr(selftest.guest, "initramfs", lambda **kw: None)
     monkeypatch.setattr(selftest.guest, "suite_tools", lambda arch: None)
+    # The source tree is prepared once, not by each guest's thread at
+    # the same time (they raced on its state file)
+    monkeypatch.setattr(selftest.build, "source_tree", source_tree)
     config = type("Config", (), {"arch": None})()
     tests = [f"t{i}.tc" for i in range(7)]
     got = selftest.run_tests(config, tests, 2, 300, tmp_path,  # type: ignore
@@ -252,6 +262,7 @@ def test_tests_are_dealt_out_to_guests_and_merged(
     assert sorted(t for share in runs.values() for t in share) == tests
     assert sorted(got.results) == tests and got.boots == 3
     assert sorted(got.durations) == tests
+    assert prepared == [config]
     # One guest: the tests run in out_dir itself, as before
     runs.clear()
     selftest.run_tests(config, tests[:1], 2, 300, tmp_path,  # type: ignore

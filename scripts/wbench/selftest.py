@@ -165,16 +165,17 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
     their results are merged.
     """
     guests = max(1, min(guests, len(tests)))
+    # Prepared once, not by each thread at the same time
+    tree = build.source_tree(config)
     if guests == 1:
-        return _run_in_one_guest(config, tests, smp, per_test_timeout,
+        return _run_in_one_guest(config, tree, tests, smp, per_test_timeout,
                                  out_dir)
     start = time.monotonic()
-    # Built once, not by each thread at the same time
     guest.initramfs(arch=config.arch)
     guest.suite_tools(config.arch)
     with ThreadPoolExecutor(guests) as pool:
         parts = list(pool.map(
-            lambda n: _run_in_one_guest(config, tests[n::guests], smp,
+            lambda n: _run_in_one_guest(config, tree, tests[n::guests], smp,
                                         per_test_timeout,
                                         out_dir / f"guest-{n + 1}"),
             range(guests)))
@@ -187,12 +188,11 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
     return results
 
 
-def _run_in_one_guest(config: build.KernelConfig, tests: List[str],
-                      smp: int, per_test_timeout: float,
+def _run_in_one_guest(config: build.KernelConfig, tree: Path,
+                      tests: List[str], smp: int, per_test_timeout: float,
                       out_dir: Path) -> Results:
-    """Run tests in one guest after the other, booting it again after a
-    test that hangs or crashes it."""
-    tree = build.source_tree(config)
+    """Run tests from tree's ftracetest in one guest after the other,
+    booting it again after a test that hangs or crashes it."""
     ftrace = tree / FTRACE_DIR
     results = Results()
     start = time.monotonic()
