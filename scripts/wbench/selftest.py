@@ -165,12 +165,13 @@ def run_tests(config: build.KernelConfig, tests: List[str], smp: int,
     their results are merged.
     """
     guests = max(1, min(guests, len(tests)))
-    # Prepared once, not by each thread at the same time
+    # Prepared once, not by each guest's thread at the same time
     tree = build.source_tree(config)
     if guests == 1:
         return _run_in_one_guest(config, tree, tests, smp, per_test_timeout,
                                  out_dir)
     start = time.monotonic()
+    # Built once too, for the same reason
     guest.initramfs(arch=config.arch)
     guest.suite_tools(config.arch)
     with ThreadPoolExecutor(guests) as pool:
