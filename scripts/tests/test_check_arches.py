@@ -59,6 +59,7 @@ def test_the_steps_of_each_arch_in_order() -> None:
     assert names == [
         "x86_64: build patched-x86_64",
         "x86_64: ring buffer and kprobes KUnit suites in the guest",
+        "x86_64: tracing KUnit suites: kunit.py run --arch=x86_64",
         "x86_64: ftracetest and project .tc tests, against stock-x86_64",
         "x86_64: boot parameters of options it lacks are refused",
         "x86_64: function, function_graph, nop 20 times while find /sys runs",
@@ -66,10 +67,51 @@ def test_the_steps_of_each_arch_in_order() -> None:
         " on stock-x86_64",
         "arm64: build patched-arm64",
         "arm64: ring buffer and kprobes KUnit suites in the guest",
+        "arm64: tracing KUnit suites: kunit.py run --arch=arm64",
         "arm64: project .tc tests and preemptirq/*",
         "arm64: boot parameters of options it lacks are refused",
         "arm64: function, function_graph, nop 20 times while find /sys runs",
+        "arm64: early boot function graph buffer on fgboot-arm64",
     ]
+
+
+def test_what_is_built_ahead_is_what_the_steps_build() -> None:
+    """make check and make check-arches build their kernels ahead, in
+    the order of their steps: a config left out is built in its step
+    (slower, not wrong), a config named wrongly would stop the builds
+    ahead."""
+    built = [name for cmd in check.AHEAD if cmd[0] == "build"
+             for name in cmd[1:]]
+    assert built == ["patched", "patched-arm64", "mcount", "patched-x86_64"]
+    for name in built:
+        build.KernelConfig.load(name)
+    assert ["kunit", "--build-only"] in check.AHEAD
+    # the kernel make check no longer boots
+    assert "fgboot-arm64" not in built
+    assert check.arches_ahead(["x86_64", "arm64"]) == [
+        ["build", "patched-x86_64", "stock-x86_64", "patched-arm64",
+         "fgboot-arm64"],
+        ["kunit", "--build-only", "--arch=x86_64"],
+        ["kunit", "--build-only", "--arch=arm64"]]
+
+
+def test_the_early_boot_kernel_of_an_arch_is_left_to_check_arches(
+        ) -> None:
+    """make check's early boot step leaves fgboot-arm64 out with a -k
+    expression; check-arches selects it with another: both must name
+    tests of test_fgraph_boot.py, or a step would run nothing."""
+    def collected(select: str) -> list:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "--collect-only",
+             "-p", "no:cacheprovider", "-k", select,
+             str(SCRIPTS / "tests" / "test_fgraph_boot.py")],
+            capture_output=True, text=True, timeout=120)
+        return [line for line in proc.stdout.splitlines() if "::" in line]
+    only = collected("fgboot-arm64")
+    assert only and all("fgboot-arm64" in t for t in only)
+    rest = collected("not fgboot-arm64")
+    assert rest and not any("fgboot-arm64" in t for t in rest)
+    assert any("[mcount]" in t for t in rest)
 
 
 def test_make_check_runs_the_generic_parts_on_every_other_arch() -> None:

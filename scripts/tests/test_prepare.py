@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from wbench.common import WorkbenchError  # noqa: E402
+from wbench.common import WorkbenchError, locked  # noqa: E402
 from wbench.prepare import STATE_DIR, prepare_kernel  # noqa: E402
 from wbench.series import PatchHeader, read_series, read_topics  # noqa: E402
 
@@ -319,3 +321,49 @@ def test_later_change_that_does_not_undo_is_named(
                        match="kernel/bar.c: the change patches/02-bar/"
                        "0002-bar.patch makes to it does not undo"):
         prepare_kernel(tree, repo=repo)
+
+
+HOLD = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from wbench.common import locked
+with locked(Path(sys.argv[2]), "holding"):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_second_process_waits_for_the_lock_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """make check builds kernels ahead in another process: a step that
+    wants the same build directory or tree waits until it is free."""
+    lock = tmp_path / "sub" / ".patched.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD,
+         str(Path(__file__).resolve().parents[1]), str(lock)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdin is not None
+        assert holder.stdout.readline() == "held\n"
+        got = threading.Event()
+
+        def take() -> None:
+            with locked(lock, "building patched"):
+                got.set()
+        taker = threading.Thread(target=take)
+        taker.start()
+        assert not got.wait(1.0)
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert got.wait(30)
+        taker.join()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert "waiting for another workbench process building patched" in \
+        capsys.readouterr().err
+    # free again: taken at once, without a word
+    with locked(lock, "building patched"):
+        pass
+    assert "waiting" not in capsys.readouterr().err

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .common import WorkbenchError, cache_dir, log, run
+from .common import WorkbenchError, cache_dir, locked, log, run
 
 BASE_TARBALL = Path("/usr/src/linux-source-6.12.tar.xz")
 BASE_PACKAGE = "linux-source-6.12 (6.12.117-1~deb12u1)"
@@ -47,6 +47,19 @@ def check_version(tree: Path) -> str:
     return version
 
 
+def unpack(tree: Path) -> None:
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    log(f"unpacking the base kernel into {tree}")
+    # Unpack beside the final place and rename, so that an interrupted
+    # unpack never leaves a half tree that looks complete.
+    tmp = Path(tempfile.mkdtemp(prefix="unpack.", dir=tree.parent))
+    try:
+        run(["tar", "-xJf", BASE_TARBALL, "-C", tmp], what="unpacking the base")
+        (tmp / "linux-source-6.12").rename(tree)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def base_tree() -> Path:
     """The unpatched base tree: $KSRC if given, else the unpacked package."""
     ksrc = os.environ.get("KSRC")
@@ -63,16 +76,10 @@ def base_tree() -> Path:
     if not BASE_TARBALL.is_file():
         raise WorkbenchError(f"{BASE_TARBALL} is missing: install the "
                              f"package {BASE_PACKAGE} with scripts/install-deps")
-    tree.parent.mkdir(parents=True, exist_ok=True)
-    log(f"unpacking the base kernel into {tree}")
-    # Unpack beside the final place and rename, so that an interrupted
-    # unpack never leaves a half tree that looks complete.
-    tmp = Path(tempfile.mkdtemp(prefix="unpack.", dir=tree.parent))
-    try:
-        run(["tar", "-xJf", BASE_TARBALL, "-C", tmp], what="unpacking the base")
-        (tmp / "linux-source-6.12").rename(tree)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with locked(tree.parent / f".{tree.name}.lock", f"unpacking {tree}"):
+        # another process may have unpacked it while this one waited
+        if not (tree / "Makefile").is_file():
+            unpack(tree)
     version = check_version(tree)
     if version != BASE_VERSION:
         raise WorkbenchError(f"{BASE_TARBALL} holds Linux {version}, expected "

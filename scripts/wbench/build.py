@@ -27,8 +27,8 @@ from typing import Dict, List, Optional, Union
 
 from . import arch as arches
 from .base import base_tree
-from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
-                     need_commands, run, write_if_changed)
+from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, locked,
+                     log, need_commands, run, write_if_changed)
 from .prepare import UPTO_ENV, prepare_kernel
 
 CONFIG_DIR = SCRIPTS / "configs"
@@ -107,6 +107,11 @@ def parse_header(path: Path) -> Dict[str, str]:
     return fields
 
 
+def patched_tree_lock() -> Path:
+    """Held while the patched tree is copied or prepared."""
+    return cache_dir() / "src" / ".linux-patched.lock"
+
+
 def patched_tree() -> Path:
     """The base copied once, with the series applied (kept up to date):
     up to the patch that WB_SERIES_UPTO names, if set, which then needs a
@@ -119,13 +124,14 @@ def patched_tree() -> Path:
     base = base_tree()
     tree = cache_dir() / "src" / "linux-patched"
     stamp = tree / ".wb-base"
-    if not stamp.exists() or stamp.read_text() != str(base):
-        log(f"copying the base to {tree}")
-        tree.parent.mkdir(parents=True, exist_ok=True)
-        run(["rsync", "-a", "--delete", "--exclude=/.git", f"{base}/",
-             f"{tree}/"], what="copying the base tree")
-        stamp.write_text(str(base))
-    prepare_kernel(tree)
+    with locked(patched_tree_lock(), f"preparing {tree}"):
+        if not stamp.exists() or stamp.read_text() != str(base):
+            log(f"copying the base to {tree}")
+            tree.parent.mkdir(parents=True, exist_ok=True)
+            run(["rsync", "-a", "--delete", "--exclude=/.git", f"{base}/",
+                 f"{tree}/"], what="copying the base tree")
+            stamp.write_text(str(base))
+        prepare_kernel(tree)
     return tree
 
 
@@ -203,16 +209,18 @@ def build(name: str) -> KernelConfig:
     config = KernelConfig.load(name)
     need_commands(config.arch.host_tools(), config.arch.name)
     src = source_tree(config)
-    configure(config, src)
-    make = make_args(config, src)
-    run(make + [config.arch.kernel_target, "modules"],
-        what=f"building {name}")
-    mods = config.modules_dir
-    if mods.exists():
-        shutil.rmtree(mods)
-    run(make + ["modules_install", f"INSTALL_MOD_PATH={mods}",
-                "INSTALL_MOD_STRIP=1"], capture=True,
-        what="make modules_install")
+    lock = config.build_dir.parent / f".{name}.lock"
+    with locked(lock, f"building {name}"):
+        configure(config, src)
+        make = make_args(config, src)
+        run(make + [config.arch.kernel_target, "modules"],
+            what=f"building {name}")
+        mods = config.modules_dir
+        if mods.exists():
+            shutil.rmtree(mods)
+        run(make + ["modules_install", f"INSTALL_MOD_PATH={mods}",
+                    "INSTALL_MOD_STRIP=1"], capture=True,
+            what="make modules_install")
     log(f"built {config.image}")
     return config
 

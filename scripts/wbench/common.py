@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shlex
@@ -10,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence, Union
+from typing import Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 REPO = Path(__file__).resolve().parent.parent.parent
 SCRIPTS = REPO / "scripts"
@@ -31,6 +33,22 @@ class WorkbenchError(Exception):
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def locked(path: Path, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on path (an empty file, created) for the
+    block: a second workbench process that wants the same build
+    directory or source tree waits for the first one instead of writing
+    into it at the same time.  Not reentrant: one holder per process."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"waiting for another workbench process {what}")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _show(cmd: Sequence[Union[str, Path]], cwd: Optional[Path]) -> str:

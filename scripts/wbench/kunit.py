@@ -12,10 +12,11 @@ guarded-writer suites, kprobes and fprobe), on its QEMU ARM machine:
 
 plus a build directory under .cache/build and ccache.  Arguments after
 the options go to kunit.py (e.g. a filter glob: 'ring_buffer_rewind.*').
---thumb2 builds a Thumb-2 kernel instead (CONFIG_THUMB2_KERNEL, with the
-hook before the prologue too), in a build directory of its own: the
-kprobes suite's cases that register a probe by function pointer need it
-to see the Thumb bit.
+--build-only stops after the build (kunit.py build), as make check does
+to have the kernel ready before its step.  --thumb2 builds a Thumb-2
+kernel instead (CONFIG_THUMB2_KERNEL, with the hook before the prologue
+too), in a build directory of its own: the kprobes suite's cases that
+register a probe by function pointer need it to see the Thumb bit.
 """
 
 from __future__ import annotations
@@ -23,50 +24,61 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
-from typing import List, Set
+from typing import List, Optional, Sequence, Set
 
 from . import arch as arches
 from . import build
-from .common import WorkbenchError, cache_dir, log, need_commands, run
+from .common import (WorkbenchError, cache_dir, locked, log,
+                     need_commands, run)
 
 KUNITCONFIG = "kernel/trace"
 
 
-def kunit_command(tree: Path, json_out: Path, extra: List[str],
+def build_dir(arch: arches.Arch, thumb2: bool = False) -> Path:
+    return cache_dir() / "build" / ("kunit-thumb2" if thumb2
+                                    else f"kunit-{arch.name}")
+
+
+def kunit_command(tree: Path, json_out: Optional[Path], extra: List[str],
                   thumb2: bool = False,
                   arch: arches.Arch = arches.DEFAULT) -> List[str]:
-    """kunit.py's command line for arch; what kernel/trace/.kunitconfig
-    cannot say without breaking other architectures is in
-    arch.kunit_options."""
+    """kunit.py's command line for arch: run, or only build when json_out
+    is None; what kernel/trace/.kunitconfig cannot say without breaking
+    other architectures is in arch.kunit_options."""
     if thumb2 and arch is not arches.ARM:
         raise WorkbenchError("--thumb2 is for ARM32 only")
-    build_dir = "kunit-thumb2" if thumb2 else f"kunit-{arch.name}"
-    cmd = [str(tree / "tools" / "testing" / "kunit" / "kunit.py"), "run",
+    cmd = [str(tree / "tools" / "testing" / "kunit" / "kunit.py"),
+           "build" if json_out is None else "run",
            f"--arch={arch.kunit_arch}",
            f"--cross_compile={arch.cross_compile}",
            f"--kunitconfig={KUNITCONFIG}",
            # two CPUs: the stress suite's writers then race a reader on
            # another CPU
            "--qemu_args=-smp 2",
-           f"--build_dir={cache_dir() / 'build' / build_dir}",
-           f"--make_options=CC={build.compiler(arch)}", f"--json={json_out}"]
+           f"--build_dir={build_dir(arch, thumb2)}",
+           f"--make_options=CC={build.compiler(arch)}"]
+    if json_out is not None:
+        cmd.append(f"--json={json_out}")
     for option in list(arch.kunit_options) + (["CONFIG_THUMB2_KERNEL=y"]
                                               if thumb2 else []):
         cmd += ["--kconfig_add", option]
     return cmd + extra
 
 
-def run_kunit(json_out: Path, extra: List[str], thumb2: bool = False,
+def run_kunit(json_out: Optional[Path], extra: List[str],
+              thumb2: bool = False,
               arch: arches.Arch = arches.DEFAULT) -> int:
-    """kunit.py's exit status; its results go to json_out."""
+    """kunit.py's exit status; its results go to json_out, and without
+    json_out it only builds."""
     need_commands(arch.host_tools(), arch.name)
     tree = build.patched_tree()
-    json_out.parent.mkdir(parents=True, exist_ok=True)
-    json_out.unlink(missing_ok=True)
-    # kunit.py makes its build directory, but not the ones above it
-    (cache_dir() / "build").mkdir(parents=True, exist_ok=True)
-    return run(kunit_command(tree, json_out, extra, thumb2, arch), cwd=tree,
-               check=False).returncode
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.unlink(missing_ok=True)
+    out = build_dir(arch, thumb2)
+    with locked(out.parent / f".{out.name}.lock", f"building {out.name}"):
+        return run(kunit_command(tree, json_out, extra, thumb2, arch),
+                   cwd=tree, check=False).returncode
 
 
 # A KUnit suite's name in a test's source: the .name of a struct
@@ -82,13 +94,15 @@ def kunitconfig_options(tree: Path) -> List[str]:
     return re.findall(r"^(CONFIG_\w+)=y\s*$", text, re.M)
 
 
-def kunitconfig_suites(tree: Path) -> Set[str]:
+def kunitconfig_suites(tree: Path, turned_off: Sequence[str] = ()
+                       ) -> Set[str]:
     """The KUnit suites that KUNITCONFIG's .kunitconfig builds: for each
-    option it sets, the objects a Makefile of tree builds with it
-    ("obj-$(CONFIG_FOO) += foo.o"), and the suites their sources define.
-    Read from the tree, so that a suite the config loses is missed by
-    name instead of showing as fewer cases."""
-    options = kunitconfig_options(tree)
+    option it sets, but for those turned_off, the objects a Makefile of
+    tree builds with it ("obj-$(CONFIG_FOO) += foo.o"), and the suites
+    their sources define.  Read from the tree, so that a suite the
+    config loses is missed by name instead of showing as fewer cases."""
+    options = [opt for opt in kunitconfig_options(tree)
+               if opt not in turned_off]
     wanted = {opt: re.compile(OBJ_RE.format(option=opt), re.M)
               for opt in options}
     suites: Set[str] = set()
@@ -111,10 +125,11 @@ def kunitconfig_suites(tree: Path) -> Set[str]:
 
 
 def cmd_kunit(args: argparse.Namespace) -> int:
-    json_out = cache_dir() / "kunit" / "results.json"
+    json_out = None if args.build_only else \
+        cache_dir() / "kunit" / "results.json"
     status = run_kunit(json_out, args.kunit_args, args.thumb2,
                        arches.get(args.arch))
-    if json_out.exists():
+    if json_out and json_out.exists():
         log(f"kunit: results in {json_out}")
     return status
 
@@ -129,6 +144,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="the architecture (default %(default)s)")
     p.add_argument("--thumb2", action="store_true",
                    help="build a Thumb-2 kernel (own build directory)")
+    p.add_argument("--build-only", action="store_true",
+                   help="configure and build kunit.py's kernel, run "
+                   "nothing (kunit.py build)")
     p.add_argument("kunit_args", nargs=argparse.REMAINDER,
                    help="passed on to kunit.py run")
     p.set_defaults(func=cmd_kunit)
