@@ -9,7 +9,9 @@
 #   make check    every test: series, build, guest tests, ftracetest, ftd,
 #                 and on arm64 and x86_64 KUnit, thresh-tree and the toggles
 #   make check-arches  all the series' tests of arm64 and x86_64:
-#                 KUnit in the guest, the project's .tc files, preemptirq/*
+#                 KUnit in the guest and through kunit.py, ftracetest or
+#                 the project's .tc files, the early boot buffer on
+#                 fgboot-arm64
 #   make series   export each topic series to out/series/NN-topic/
 #   make bench    run the benchmarks (long: about an hour; see README)
 #   make matrix   build and test the preempt/irq toggles in each config

@@ -8,8 +8,10 @@ refused with a usage message.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -80,8 +82,9 @@ def test_what_is_built_ahead_is_what_the_steps_build() -> None:
     the order of their steps: a config left out is built in its step
     (slower, not wrong), a config named wrongly would stop the builds
     ahead."""
-    built = [name for cmd in check.AHEAD if cmd[0] == "build"
-             for name in cmd[1:]]
+    # one config per command: a failure stops only its own
+    assert all(len(cmd) == 2 for cmd in check.AHEAD if cmd[0] == "build")
+    built = [cmd[1] for cmd in check.AHEAD if cmd[0] == "build"]
     assert built == ["patched", "patched-arm64", "mcount", "patched-x86_64"]
     for name in built:
         build.KernelConfig.load(name)
@@ -89,10 +92,29 @@ def test_what_is_built_ahead_is_what_the_steps_build() -> None:
     # the kernel make check no longer boots
     assert "fgboot-arm64" not in built
     assert check.arches_ahead(["x86_64", "arm64"]) == [
-        ["build", "patched-x86_64", "stock-x86_64", "patched-arm64",
-         "fgboot-arm64"],
+        ["build", "patched-x86_64"],
         ["kunit", "--build-only", "--arch=x86_64"],
-        ["kunit", "--build-only", "--arch=arm64"]]
+        ["build", "stock-x86_64"],
+        ["build", "patched-arm64"],
+        ["kunit", "--build-only", "--arch=arm64"],
+        ["build", "fgboot-arm64"]]
+
+
+@pytest.mark.parametrize("script, grace", [
+    # an interrupt ends the shell and what it runs
+    ("sleep 100; sleep 100", 60.0),
+    # what ignores it is killed after the grace
+    ("trap '' INT; sleep 100", 1.0)])
+def test_builds_ahead_are_stopped_with_all_they_started(
+        script: str, grace: float) -> None:
+    proc = subprocess.Popen(["sh", "-c", f"{script} & wait"],
+                            start_new_session=True)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    check.stop_ahead(proc, grace)
+    assert time.monotonic() - t0 < grace + 10
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
 
 
 def test_the_early_boot_kernel_of_an_arch_is_left_to_check_arches(

@@ -367,3 +367,31 @@ def test_a_second_process_waits_for_the_lock_and_says_so(
     with locked(lock, "building patched"):
         pass
     assert "waiting" not in capsys.readouterr().err
+
+
+def test_an_interrupted_preparation_starts_again_from_a_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """make check's builds ahead can be stopped while they prepare the
+    patched tree; a patch half applied must not be taken for applied."""
+    from wbench import build
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "Makefile").write_text(
+        "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n")
+    monkeypatch.setenv("KSRC", str(base))
+    monkeypatch.setenv("WB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(build, "prepare_kernel", lambda tree: None)
+    tree = build.patched_tree()
+    assert (tree / "Makefile").is_file()
+
+    def stopped(tree: Path) -> None:
+        (tree / "kernel").mkdir()
+        (tree / "kernel" / "half-patched.c").write_text("<<<")
+        raise KeyboardInterrupt
+    monkeypatch.setattr(build, "prepare_kernel", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        build.patched_tree()
+    monkeypatch.setattr(build, "prepare_kernel", lambda tree: None)
+    assert build.patched_tree() == tree
+    assert not (tree / "kernel").exists()
+    assert (tree / ".wb-base").read_text() == str(base)

@@ -130,8 +130,12 @@ def patched_tree() -> Path:
             tree.parent.mkdir(parents=True, exist_ok=True)
             run(["rsync", "-a", "--delete", "--exclude=/.git", f"{base}/",
                  f"{tree}/"], what="copying the base tree")
-            stamp.write_text(str(base))
+        else:
+            # An interrupted preparation can leave a patch half applied:
+            # without the stamp, the next one starts from a new copy
+            stamp.unlink()
         prepare_kernel(tree)
+        stamp.write_text(str(base))
     return tree
 
 

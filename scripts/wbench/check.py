@@ -478,17 +478,6 @@ def arch_steps(names: List[str]) -> Steps:
     return steps
 
 
-def arches_kernels(names: List[str]) -> List[str]:
-    """The configs make check-arches builds, in the order of its steps."""
-    configs = []
-    for name in names:
-        record = arch.get(name)
-        configs += [arch_config(name)] + (
-            [record.stock_config] if record.stock_config else []) + (
-            [ARCH_EARLY_BOOT[name]] if name in ARCH_EARLY_BOOT else [])
-    return configs
-
-
 def generic_steps(names: List[str]) -> Steps:
     """What make check runs on the other architectures: the generic
     parts of the series (KUnit, thresh-tree, the toggles), and the tracer
@@ -515,8 +504,9 @@ STEPS: Steps = [
     ("guest runs: byte-exact /out, panic, hang, root disk", pytest_step(
         f"{TESTS}/test_guest.py")),
     ("early boot function graph buffer: guest boots", pytest_step(
-        f"{TESTS}/test_fgraph_boot.py", select=" and ".join(f"not {config}" for config
-                            in ARCH_EARLY_BOOT.values()))),
+        f"{TESTS}/test_fgraph_boot.py",
+        select=" and ".join(f"not {config}"
+                            for config in ARCH_EARLY_BOOT.values()))),
     ("trace-cmd record in the guest, its report read by ftd", pytest_step(
         f"{TESTS}/test_tracecmd.py")),
     ("ring buffer and kprobes KUnit suites in the guest", step_kunit),
@@ -533,14 +523,23 @@ STEPS: Steps = [
 # cold make check builds five kernels on 2 cores.  A step that needs a
 # kernel waits for it on its build directory's lock; a build that fails
 # ahead fails again in its step, which reports it.
-AHEAD = [["build", "patched", "patched-arm64", "mcount"],
-         ["kunit", "--build-only"],
+AHEAD = [["build", "patched"], ["build", "patched-arm64"],
+         ["build", "mcount"], ["kunit", "--build-only"],
          ["build", "patched-x86_64"]]
 
 
 def arches_ahead(names: List[str]) -> List[List[str]]:
-    return [["build", *arches_kernels(names)]] + [
-        ["kunit", "--build-only", f"--arch={name}"] for name in names]
+    """make check-arches' AHEAD: per architecture, in the order of its
+    steps."""
+    commands = []
+    for name in names:
+        record = arch.get(name)
+        commands += [["build", arch_config(name)],
+                     ["kunit", "--build-only", f"--arch={name}"]]
+        commands += [["build", config] for config in
+                     [record.stock_config, ARCH_EARLY_BOOT.get(name, "")]
+                     if config]
+    return commands
 
 
 def start_ahead(commands: List[List[str]]) -> "subprocess.Popen[bytes]":
@@ -558,11 +557,41 @@ def start_ahead(commands: List[List[str]]) -> "subprocess.Popen[bytes]":
                                 start_new_session=True)
 
 
-def stop_ahead(proc: "subprocess.Popen[bytes]") -> None:
-    """Stop what is still building ahead (the steps ended first)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
+def group_gone(pgid: int, proc: "subprocess.Popen[bytes]",
+               seconds: float) -> bool:
+    """Whether the process group ends within seconds (its leader, proc,
+    reaped as it exits)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        proc.poll()
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+
+
+def stop_ahead(proc: "subprocess.Popen[bytes]", grace: float = 60) -> None:
+    """Stop what is still building ahead (the steps ended first, or
+    check was interrupted): an interrupt first, which lets the workbench
+    clean up what it was unpacking or preparing, and make remove what it
+    was writing; whatever is left after grace seconds is killed."""
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+        if not group_gone(proc.pid, proc, grace):
+            os.killpg(proc.pid, signal.SIGKILL)
+            group_gone(proc.pid, proc, 10)
+    except ProcessLookupError:
+        pass
     proc.wait()
+
+
+def interrupted(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP end check as Ctrl-C does: through the finally
+    that stops the builds ahead, which run in a session of their own."""
+    raise SystemExit(128 + signum)
 
 
 SHOWN_FAILURES = 8
@@ -582,6 +611,8 @@ def main(argv: List[str]) -> int:
     if args.arches is not None:
         steps = arch_steps(args.arches or OTHER_ARCHES)
         ahead = arches_ahead(args.arches or OTHER_ARCHES)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupted)
     # One step alone builds what it needs itself
     builder = start_ahead(ahead) if not args.only else None
     try:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 from pathlib import Path
 from typing import List, Optional, Sequence, Set
 
@@ -53,8 +54,9 @@ def kunit_command(tree: Path, json_out: Optional[Path], extra: List[str],
            f"--cross_compile={arch.cross_compile}",
            f"--kunitconfig={KUNITCONFIG}",
            # two CPUs: the stress suite's writers then race a reader on
-           # another CPU
-           "--qemu_args=-smp 2",
+           # another CPU; and the QEMU mode the record chose for its
+           # guests (x86_64: kprobes patch text with int3)
+           "--qemu_args=" + shlex.join(["-smp", "2", *arch.accel]),
            f"--build_dir={build_dir(arch, thumb2)}",
            f"--make_options=CC={build.compiler(arch)}"]
     if json_out is not None:
@@ -148,5 +150,6 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="configure and build kunit.py's kernel, run "
                    "nothing (kunit.py build)")
     p.add_argument("kunit_args", nargs=argparse.REMAINDER,
-                   help="passed on to kunit.py run")
+                   help="passed on to kunit.py run (or build, with "
+                   "--build-only)")
     p.set_defaults(func=cmd_kunit)
