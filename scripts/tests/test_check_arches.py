@@ -9,6 +9,7 @@ refused with a usage message.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -227,3 +228,26 @@ def test_tracer_switching_fails_on_a_kernel_report_or_a_bad_exit(
     assert "current_tracer" in booted[0][0] and "find /sys" in booted[0][0]
     assert bool(check._failures) == (want != (1, 0))
     check._failures.clear()
+
+
+TERMINATED = """
+import os, signal, subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from wbench import check
+check._ahead.append(subprocess.Popen(["sh", "-c", "sleep 100 & wait"],
+                                     start_new_session=True))
+print(check._ahead[0].pid, flush=True)
+signal.signal(signal.SIGTERM, check.interrupted)
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(100)
+"""
+
+
+def test_sigterm_stops_the_builds_ahead_and_ends_check() -> None:
+    """A CI job cancelled with SIGTERM: check ends at once, as by the
+    signal, and the builds ahead in their own session end with it."""
+    proc = subprocess.run([sys.executable, "-c", TERMINATED, str(SCRIPTS)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -signal.SIGTERM, proc.stderr
+    with pytest.raises(ProcessLookupError):
+        os.killpg(int(proc.stdout.split()[0]), 0)

@@ -588,10 +588,19 @@ def stop_ahead(proc: "subprocess.Popen[bytes]", grace: float = 60) -> None:
     proc.wait()
 
 
+# The builds ahead, while they run: a signal handler stops them
+_ahead: List["subprocess.Popen[bytes]"] = []
+
+
 def interrupted(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP end check as Ctrl-C does: through the finally
-    that stops the builds ahead, which run in a session of their own."""
-    raise SystemExit(128 + signum)
+    """SIGTERM and SIGHUP: stop the builds ahead, which run in a session
+    of their own that a kill of check's process group misses, then end
+    as the signal's default action would (the guests' threads are not
+    waited for)."""
+    for proc in _ahead:
+        stop_ahead(proc, grace=10)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 SHOWN_FAILURES = 8
@@ -614,12 +623,13 @@ def main(argv: List[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, interrupted)
     # One step alone builds what it needs itself
-    builder = start_ahead(ahead) if not args.only else None
+    if not args.only:
+        _ahead.append(start_ahead(ahead))
     try:
         return run_steps(steps, args)
     finally:
-        if builder:
-            stop_ahead(builder)
+        while _ahead:
+            stop_ahead(_ahead.pop())
 
 
 def run_steps(steps: Steps, args: argparse.Namespace) -> int:
