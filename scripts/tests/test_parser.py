@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from wbench import build, check, kunit, parser  # noqa: E402
+from wbench import check, kunit, parser  # noqa: E402
 from wbench.common import WorkbenchError, cache_dir, locked  # noqa: E402
 
 KUNIT_LOG = """\
@@ -92,7 +92,7 @@ def test_kunitconfig_suites_come_from_the_tree(tmp_path: Path) -> None:
 def test_the_repo_kunitconfig_names_the_tracing_suites() -> None:
     tree = cache_dir() / "src" / "linux-patched"
     # make check may be preparing it in its builds ahead
-    with locked(build.patched_tree_lock(), "reading the patched tree"):
+    with locked(tree, "reading the patched tree"):
         if not (tree / "lib" / "Makefile").exists():
             pytest.skip("no patched tree in .cache (workbench build patched)")
         suites = kunit.kunitconfig_suites(tree)

@@ -338,10 +338,10 @@ def test_a_second_process_waits_for_the_lock_and_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """make check builds kernels ahead in another process: a step that
     wants the same build directory or tree waits until it is free."""
-    lock = tmp_path / "sub" / ".patched.lock"
+    locked_dir = tmp_path / "sub" / "patched"
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD,
-         str(Path(__file__).resolve().parents[1]), str(lock)],
+         str(Path(__file__).resolve().parents[1]), str(locked_dir)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdin is not None
@@ -349,7 +349,7 @@ def test_a_second_process_waits_for_the_lock_and_says_so(
         got = threading.Event()
 
         def take() -> None:
-            with locked(lock, "building patched"):
+            with locked(locked_dir, "building patched"):
                 got.set()
         taker = threading.Thread(target=take)
         taker.start()
@@ -364,7 +364,7 @@ def test_a_second_process_waits_for_the_lock_and_says_so(
     assert "waiting for another workbench process building patched" in \
         capsys.readouterr().err
     # free again: taken at once, without a word
-    with locked(lock, "building patched"):
+    with locked(locked_dir, "building patched"):
         pass
     assert "waiting" not in capsys.readouterr().err
 

@@ -76,7 +76,7 @@ def base_tree() -> Path:
     if not BASE_TARBALL.is_file():
         raise WorkbenchError(f"{BASE_TARBALL} is missing: install the "
                              f"package {BASE_PACKAGE} with scripts/install-deps")
-    with locked(tree.parent / f".{tree.name}.lock", f"unpacking {tree}"):
+    with locked(tree, f"unpacking {tree}"):
         # another process may have unpacked it while this one waited
         if not (tree / "Makefile").is_file():
             unpack(tree)

@@ -107,11 +107,6 @@ def parse_header(path: Path) -> Dict[str, str]:
     return fields
 
 
-def patched_tree_lock() -> Path:
-    """Held while the patched tree is copied or prepared."""
-    return cache_dir() / "src" / ".linux-patched.lock"
-
-
 def patched_tree() -> Path:
     """The base copied once, with the series applied (kept up to date):
     up to the patch that WB_SERIES_UPTO names, if set, which then needs a
@@ -124,7 +119,7 @@ def patched_tree() -> Path:
     base = base_tree()
     tree = cache_dir() / "src" / "linux-patched"
     stamp = tree / ".wb-base"
-    with locked(patched_tree_lock(), f"preparing {tree}"):
+    with locked(tree, f"preparing {tree}"):
         if not stamp.exists() or stamp.read_text() != str(base):
             log(f"copying the base to {tree}")
             tree.parent.mkdir(parents=True, exist_ok=True)
@@ -213,8 +208,7 @@ def build(name: str) -> KernelConfig:
     config = KernelConfig.load(name)
     need_commands(config.arch.host_tools(), config.arch.name)
     src = source_tree(config)
-    lock = config.build_dir.parent / f".{name}.lock"
-    with locked(lock, f"building {name}"):
+    with locked(config.build_dir, f"building {name}"):
         configure(config, src)
         make = make_args(config, src)
         run(make + [config.arch.kernel_target, "modules"],

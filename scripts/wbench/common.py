@@ -36,11 +36,13 @@ def log(message: str) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path, what: str) -> Iterator[None]:
-    """Hold an exclusive lock on path (an empty file, created) for the
-    block: a second workbench process that wants the same build
-    directory or source tree waits for the first one instead of writing
-    into it at the same time.  Not reentrant: one holder per process."""
+def locked(directory: Path, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on directory (a build directory or source
+    tree, through the empty file .NAME.lock beside it) for the block: a
+    second workbench process that wants it waits for the first one
+    instead of writing into it at the same time.  Not reentrant: one
+    holder per process."""
+    path = directory.parent / f".{directory.name}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:
         try:

@@ -78,7 +78,7 @@ def run_kunit(json_out: Optional[Path], extra: List[str],
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.unlink(missing_ok=True)
     out = build_dir(arch, thumb2)
-    with locked(out.parent / f".{out.name}.lock", f"building {out.name}"):
+    with locked(out, f"building {out.name}"):
         return run(kunit_command(tree, json_out, extra, thumb2, arch),
                    cwd=tree, check=False).returncode
 
