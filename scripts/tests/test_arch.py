@@ -117,7 +117,8 @@ def test_arm_make_command_is_pinned(cache: Path,
     assert build.make_args(config, Path("/src")) == [
         "make", "-C", "/src", f"O={cache}/build/patched", "ARCH=arm",
         "CROSS_COMPILE=arm-linux-gnueabi-",
-        "CC=ccache arm-linux-gnueabi-gcc", f"-j{build.os.cpu_count() or 2}"]
+        "CC=ccache arm-linux-gnueabi-gcc", f"CCACHE_BASEDIR={cache}",
+        f"-j{build.os.cpu_count() or 2}"]
 
 
 @pytest.mark.parametrize("thumb2", [False, True])
@@ -133,6 +134,7 @@ def test_arm_kunit_command_is_pinned(cache: Path,
             f"--build_dir={cache}/build/kunit-"
             + ("thumb2" if thumb2 else "arm"),
             "--make_options=CC=ccache arm-linux-gnueabi-gcc",
+            f"--make_options=CCACHE_BASEDIR={cache}",
             "--json=/j.json", "--kconfig_add",
             "CONFIG_ARM_FTRACE_PATCHABLE_ENTRY=y"]
     want += (["--kconfig_add", "CONFIG_THUMB2_KERNEL=y"] if thumb2

@@ -138,10 +138,18 @@ def source_tree(config: KernelConfig) -> Path:
     return base_tree() if config.tree == "base" else patched_tree()
 
 
-def compiler(arch: arches.Arch = arches.DEFAULT) -> str:
-    """The cross compiler, through ccache where there is one."""
+def compiler_args(arch: arches.Arch = arches.DEFAULT) -> List[str]:
+    """make's variables for the cross compiler, through ccache where
+    there is one.  Kbuild hands gcc absolute paths under the cache
+    directory, which ccache hashes: with CCACHE_BASEDIR there (make
+    exports it to the compiler) it hashes them relative to the build
+    directory, so a clone elsewhere hits the cache that another filled.
+    The price: __FILE__ in the kernel reads ../../src/TREE/kernel/...
+    instead of kernel/..."""
     cc = arch.cross_compile + "gcc"
-    return "ccache " + cc if shutil.which("ccache") else cc
+    if not shutil.which("ccache"):
+        return [f"CC={cc}"]
+    return [f"CC=ccache {cc}", f"CCACHE_BASEDIR={cache_dir()}"]
 
 
 def make_args(config: KernelConfig, src: Path,
@@ -150,7 +158,7 @@ def make_args(config: KernelConfig, src: Path,
     out = out or config.build_dir
     arch = config.arch
     return ["make", "-C", str(src), f"O={out}", f"ARCH={arch.kernel_arch}",
-            f"CROSS_COMPILE={arch.cross_compile}", f"CC={compiler(arch)}",
+            f"CROSS_COMPILE={arch.cross_compile}", *compiler_args(arch),
             f"-j{jobs}"]
 
 

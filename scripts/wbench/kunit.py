@@ -57,8 +57,8 @@ def kunit_command(tree: Path, json_out: Optional[Path], extra: List[str],
            # another CPU; and the QEMU mode the record chose for its
            # guests (x86_64: kprobes patch text with int3)
            "--qemu_args=" + shlex.join(["-smp", "2", *arch.accel]),
-           f"--build_dir={build_dir(arch, thumb2)}",
-           f"--make_options=CC={build.compiler(arch)}"]
+           f"--build_dir={build_dir(arch, thumb2)}"]
+    cmd += [f"--make_options={arg}" for arg in build.compiler_args(arch)]
     if json_out is not None:
         cmd.append(f"--json={json_out}")
     for option in list(arch.kunit_options) + (["CONFIG_THUMB2_KERNEL=y"]
