@@ -328,28 +328,43 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from wbench.common import locked
-with locked(Path(sys.argv[2]), "holding"):
+with locked(Path(sys.argv[2]), "holding", shared=sys.argv[3] == "shared"):
     print("held", flush=True)
     sys.stdin.readline()
 """
 
 
-def test_a_second_process_waits_for_the_lock_and_says_so(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """make check builds kernels ahead in another process: a step that
-    wants the same build directory or tree waits until it is free."""
-    locked_dir = tmp_path / "sub" / "patched"
+def hold(locked_dir: Path, mode: str) -> "subprocess.Popen[str]":
+    """Another process holding locked_dir's lock, shared or exclusive,
+    until a line on its stdin."""
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD,
-         str(Path(__file__).resolve().parents[1]), str(locked_dir)],
+         str(Path(__file__).resolve().parents[1]), str(locked_dir), mode],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+@pytest.mark.parametrize("held, shared", [
+    # make check builds kernels ahead in another process: a step that
+    # wants the same build directory or tree waits until it is free
+    ("exclusive", False),
+    # a guest packing a config's modules waits for its build to end
+    ("exclusive", True),
+    # and a build for the guests that read them
+    ("shared", False)])
+def test_a_second_process_waits_for_the_lock_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], held: str,
+        shared: bool) -> None:
+    locked_dir = tmp_path / "sub" / "patched"
+    holder = hold(locked_dir, held)
     try:
-        assert holder.stdout is not None and holder.stdin is not None
-        assert holder.stdout.readline() == "held\n"
+        assert holder.stdin is not None
         got = threading.Event()
 
         def take() -> None:
-            with locked(locked_dir, "building patched"):
+            with locked(locked_dir, "building patched", shared):
                 got.set()
         taker = threading.Thread(target=take)
         taker.start()
@@ -366,6 +381,29 @@ def test_a_second_process_waits_for_the_lock_and_says_so(
     # free again: taken at once, without a word
     with locked(locked_dir, "building patched"):
         pass
+    assert "waiting" not in capsys.readouterr().err
+
+
+def test_readers_share_the_lock(tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Guests of one config (ftracetest's, in two threads) pack its
+    modules at the same time."""
+    locked_dir = tmp_path / "patched"
+    holder = hold(locked_dir, "shared")
+    got = threading.Event()
+
+    def take() -> None:
+        with locked(locked_dir, "building patched", shared=True):
+            got.set()
+    try:
+        # a thread: were it refused, the holder's end lets it go
+        taker = threading.Thread(target=take)
+        taker.start()
+        assert got.wait(10)
+    finally:
+        holder.kill()
+        holder.wait()
+        taker.join()
     assert "waiting" not in capsys.readouterr().err
 
 

@@ -36,20 +36,23 @@ def log(message: str) -> None:
 
 
 @contextlib.contextmanager
-def locked(directory: Path, what: str) -> Iterator[None]:
-    """Hold an exclusive lock on directory (a build directory or source
-    tree, through the empty file .NAME.lock beside it) for the block: a
-    second workbench process that wants it waits for the first one
-    instead of writing into it at the same time.  Not reentrant: one
-    holder per process."""
+def locked(directory: Path, what: str, shared: bool = False
+           ) -> Iterator[None]:
+    """Hold a lock on directory (a build directory or source tree,
+    through the empty file .NAME.lock beside it) for the block: a second
+    workbench process that wants it waits for the first one instead of
+    writing into it, or reading it, while it is written.  Writers take
+    it exclusive, readers shared.  Not reentrant: one holder per
+    process."""
     path = directory.parent / f".{directory.name}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     with open(path, "a") as handle:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, mode | fcntl.LOCK_NB)
         except BlockingIOError:
             log(f"waiting for another workbench process {what}")
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            fcntl.flock(handle, mode)
         yield
 
 

@@ -35,7 +35,7 @@ from . import arch as arches
 from . import parser
 from .base import base_tree
 from .build import KernelConfig
-from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, log,
+from .common import (SCRIPTS, WorkbenchError, cache_dir, digest, locked, log,
                      need_commands, run, write_if_changed)
 
 GUEST_FAILURE = 125  # exit status of `workbench run` when the guest fails
@@ -295,9 +295,12 @@ def _input_tar(path: Path, job: str, token: str, config: KernelConfig,
             tar.addfile(info, io.BytesIO(data))
         add_bytes("job", job.encode(), 0o755)
         add_bytes(".token", token.encode())
-        mods = config.modules_dir / "lib" / "modules"
-        if mods.is_dir():
-            tar.add(mods, arcname="lib/modules", filter=no_links_out)
+        # A build of the config in another process reinstalls them.
+        with locked(config.build_dir, f"building {config.name}",
+                    shared=True):
+            mods = config.modules_dir / "lib" / "modules"
+            if mods.is_dir():
+                tar.add(mods, arcname="lib/modules", filter=no_links_out)
         for dest, src in files.items():
             tar.add(src, arcname=dest)
     # A block device must be a whole number of sectors.
