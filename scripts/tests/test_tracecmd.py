@@ -389,8 +389,10 @@ def test_nested(guest: Path, name: str) -> None:
                 "lost_returns", "returns_not_paired_by_time",
                 "lost_event_markers"):
         assert info[key] == 0, (key, info[key])
-    # ftd does not guess the caller that the trace does not have
-    assert info["calls_with_unknown_caller"] == len(raw.gaps)
+    # ftd does not guess the caller that the trace does not have; nor
+    # that of a cut call's return (below), left bare, an unnamed call
+    unknown = info["calls_with_unknown_caller"]
+    assert len(raw.gaps) <= unknown <= len(raw.gaps) + info["calls_cut"]
     # ftd ends the calls open at a return whose stamps disagree with its
     # duration, the only returns it may call contradicting their entry
     assert info["returns_contradicting_entry"] <= raw.skewed_returns
