@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 
@@ -346,6 +347,20 @@ def hold(locked_dir: Path, mode: str) -> "subprocess.Popen[str]":
     return holder
 
 
+def take(locked_dir: Path, shared: bool
+         ) -> Tuple[threading.Thread, threading.Event]:
+    """A thread that takes locked_dir's lock, and the event it sets once
+    it holds it."""
+    got = threading.Event()
+
+    def taker() -> None:
+        with locked(locked_dir, "building patched", shared):
+            got.set()
+    thread = threading.Thread(target=taker)
+    thread.start()
+    return thread, got
+
+
 @pytest.mark.parametrize("held, shared", [
     # make check builds kernels ahead in another process: a step that
     # wants the same build directory or tree waits until it is free
@@ -361,13 +376,7 @@ def test_a_second_process_waits_for_the_lock_and_says_so(
     holder = hold(locked_dir, held)
     try:
         assert holder.stdin is not None
-        got = threading.Event()
-
-        def take() -> None:
-            with locked(locked_dir, "building patched", shared):
-                got.set()
-        taker = threading.Thread(target=take)
-        taker.start()
+        taker, got = take(locked_dir, shared)
         assert not got.wait(1.0)
         holder.stdin.write("\n")
         holder.stdin.flush()
@@ -390,15 +399,9 @@ def test_readers_share_the_lock(tmp_path: Path,
     modules at the same time."""
     locked_dir = tmp_path / "patched"
     holder = hold(locked_dir, "shared")
-    got = threading.Event()
-
-    def take() -> None:
-        with locked(locked_dir, "building patched", shared=True):
-            got.set()
+    # a thread: were it refused, the holder's end lets it go
+    taker, got = take(locked_dir, shared=True)
     try:
-        # a thread: were it refused, the holder's end lets it go
-        taker = threading.Thread(target=take)
-        taker.start()
         assert got.wait(10)
     finally:
         holder.kill()
